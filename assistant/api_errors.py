@@ -1,0 +1,47 @@
+"""Every API error has the same JSON body: {"error": {"code": ..., "message": ..., "fields"?}}."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApiError(exceptions.APIException):
+    def __init__(self, code: str, message: str, status_code: int = status.HTTP_400_BAD_REQUEST):
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.error_code = code
+
+
+_CODES = {
+    exceptions.ParseError: "malformed_json",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotFound: "not_found",
+    exceptions.Throttled: "rate_limited",
+}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    body: dict[str, Any]
+    if isinstance(exc, ApiError):
+        body = {"code": exc.error_code, "message": str(exc.detail)}
+    elif isinstance(exc, exceptions.ValidationError):
+        body = {"code": "invalid", "message": "Some fields are invalid.", "fields": exc.detail}
+    else:
+        code = next((c for t, c in _CODES.items() if isinstance(exc, t)), "error")
+        detail = getattr(exc, "detail", str(exc))
+        body = {"code": code, "message": str(detail)}
+    response.data = {"error": body}
+    return response
+
+
+def json_error(code: str, message: str, status_code: int) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status_code)

@@ -1,0 +1,20 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_delete, post_save
+
+
+class AssistantConfig(AppConfig):
+    name = "assistant"
+    verbose_name = "Ask AI assistant"
+
+    def ready(self) -> None:
+        # The Celery app is configured here rather than in assistant/__init__.py so that the
+        # pure pipeline package (assistant.rag) can be imported without Django or Celery.
+        import assistant.celery  # noqa: F401
+        from assistant import cors
+        from assistant.models import Project
+
+        def forget(**kwargs: object) -> None:
+            cors.forget_origins()
+
+        post_save.connect(forget, sender=Project, weak=False, dispatch_uid="cors-forget-save")
+        post_delete.connect(forget, sender=Project, weak=False, dispatch_uid="cors-forget-delete")

@@ -1,0 +1,2 @@
+"""The staff console at /admin/: sandbox, metrics, feedback (Django's own admin is at
+/django-admin/)."""

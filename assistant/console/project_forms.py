@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from django import forms
+
+from assistant.models import Project, normalise_origin
+
+
+class OriginsField(forms.CharField):
+    """One origin per line in a textarea; a list of normalised origins out."""
+
+    widget = forms.Textarea(attrs={"rows": 3, "placeholder": "https://app.example.com"})
+
+    def prepare_value(self, value: object) -> object:
+        return "\n".join(value) if isinstance(value, list) else value
+
+    def clean(self, value: object) -> list[str]:
+        text = super().clean(value) or ""
+        origins: list[str] = []
+        for line in str(text).splitlines():
+            if not line.strip():
+                continue
+            try:
+                origin = normalise_origin(line)
+            except ValueError as exc:
+                raise forms.ValidationError(str(exc)) from None
+            if origin not in origins:
+                origins.append(origin)
+        return origins
+
+
+class ProjectForm(forms.ModelForm):
+    allowed_origins = OriginsField(
+        required=False, help_text="Pages on these origins may embed the widget. One per line."
+    )
+
+    class Meta:
+        model = Project
+        fields = ["name", "allowed_origins", "threshold", "num_candidates", "max_kept", "generator"]
+        labels = {"num_candidates": "Candidates", "max_kept": "Kept at most"}
+        help_texts = {
+            "threshold": "Chunks scoring at least this (0–1) may be used in an answer.",
+            "num_candidates": "Nearest chunks reranked per question.",
+            "max_kept": "Chunks at most in the prompt.",
+        }

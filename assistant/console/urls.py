@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from assistant.console import project_views, views
+
+urlpatterns = [
+    path("", views.console_home, name="console-home"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(
+            template_name="console/login.html", redirect_authenticated_user=True
+        ),
+        name="console-login",
+    ),
+    path(
+        "logout/", auth_views.LogoutView.as_view(next_page="console-login"), name="console-logout"
+    ),
+    path("sandbox/", views.sandbox, name="console-sandbox"),
+    path("", include("feedback.urls")),
+    path("", include("ingestion.console_urls")),
+    path("projects/", project_views.project_list, name="console-projects"),
+    path("projects/<int:pk>/", project_views.project_detail, name="console-project"),
+    path(
+        "projects/<int:pk>/rotate-key/", project_views.project_rotate, name="console-project-rotate"
+    ),
+]

@@ -1,0 +1,115 @@
+"""Evaluation data: a corpus (`id, title, text`, optionally `url, page`) and queries
+(`id, question, relevant_ids, answerable`, optionally `gold_page`)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    id: str
+    title: str
+    text: str
+    url: str = ""
+    page: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    id: str
+    question: str
+    relevant_ids: frozenset[str]
+    answerable: bool
+    gold_page: str = ""
+    extra: dict[str, object] = field(default_factory=dict, compare=False)
+
+
+class DatasetError(ValueError):
+    pass
+
+
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{path}:{number}: not JSON ({exc.msg})") from None
+            if not isinstance(row, dict):
+                raise DatasetError(f"{path}:{number}: expected an object")
+            rows.append(row)
+    return rows
+
+
+def load_corpus(path: Path) -> list[Section]:
+    sections = []
+    for row in read_jsonl(path):
+        if "id" not in row or "text" not in row:
+            raise DatasetError(f"{path}: every corpus line needs 'id' and 'text'")
+        sections.append(
+            Section(
+                id=str(row["id"]),
+                title=str(row.get("title", "")),
+                text=str(row["text"]),
+                url=str(row.get("url", "")),
+                page=str(row.get("page", "")),
+            )
+        )
+    return sections
+
+
+def load_queries(path: Path) -> list[Query]:
+    queries = []
+    for row in read_jsonl(path):
+        if "question" not in row or "id" not in row:
+            raise DatasetError(f"{path}: every query line needs 'id' and 'question'")
+        relevant = row.get("relevant_ids") or []
+        queries.append(
+            Query(
+                id=str(row["id"]),
+                question=str(row["question"]),
+                relevant_ids=frozenset(str(r) for r in relevant),  # type: ignore[union-attr]
+                answerable=bool(row.get("answerable", bool(relevant))),
+                gold_page=str(row.get("gold_page") or ""),
+            )
+        )
+    return queries
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def docs_area(page: str) -> str:
+    """The docs area of a page URL: https://docs.ray.io/en/master/serve/x.html -> 'serve'."""
+    marker = "/en/master/"
+    if marker in page:
+        return page.split(marker, 1)[1].split("/", 1)[0].removesuffix(".html")
+    return ""
+
+
+def topic_for(query: Query, areas: list[str], mode: str) -> str:
+    """`auto`: the docs area of the gold page, as a widget on that area's pages would send;
+    for a question without one (out of scope), an area chosen deterministically from its id."""
+    if mode == "none" or not areas:
+        return ""
+    area = docs_area(query.gold_page)
+    if area:
+        return area
+    index = int(hashlib.sha256(query.id.encode()).hexdigest(), 16) % len(areas)
+    return areas[index]
+
+
+def known_areas(queries: list[Query]) -> list[str]:
+    return sorted({a for q in queries if (a := docs_area(q.gold_page))})

@@ -1,0 +1,70 @@
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from assistant import services
+from assistant.models import Interaction, Project
+
+
+class Command(BaseCommand):
+    help = "Ask a question as the widget would, and print the answer with every scored chunk."
+
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument("question")
+        parser.add_argument("--topic", default="")
+        parser.add_argument("--project", help="Project name (default: the only/first project)")
+        parser.add_argument("--json", action="store_true", help="Print JSON")
+
+    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+        project = self._project(options["project"])
+        question = options["question"].strip()
+        if not question:
+            raise CommandError("The question is empty.")
+        result = services.ask(
+            project=project,
+            question=question,
+            topic=options["topic"],
+            channel=Interaction.Channel.CLI,
+        )
+        interaction = Interaction.objects.filter(answer_id=result.answer_id or None).first()
+        candidates = interaction.candidates if interaction else []
+        if options["json"]:
+            payload = {
+                "answer_id": result.answer_id,
+                "answer": result.answer,
+                "refused": result.refused,
+                "error": result.error,
+                "sources": result.sources,
+                "retrieval_query": interaction.retrieval_query if interaction else "",
+                "candidates": candidates,
+                "latency_ms": interaction.latency_ms if interaction else {},
+            }
+            self.stdout.write(json.dumps(payload, indent=2))
+            return
+        self.stdout.write(self.style.MIGRATE_HEADING("Answer"))
+        self.stdout.write(result.answer)
+        for source in result.sources:
+            self.stdout.write(f"  [{source['n']}] {source['title']} — {source['url']}")
+        if interaction:
+            self.stdout.write(self.style.MIGRATE_HEADING(f"\nQuery: {interaction.retrieval_query}"))
+            self.stdout.write(f"{'kept':<5}{'relevance':>10}{'similarity':>11}  title")
+            for c in candidates:
+                relevance = "-" if c["relevance"] is None else f"{c['relevance']:.4f}"
+                mark = "yes" if c["kept"] else ""
+                self.stdout.write(
+                    f"{mark:<5}{relevance:>10}{c['similarity']:>11.4f}  {c['title'][:70]}"
+                )
+            timings = ", ".join(f"{k} {v:.0f}" for k, v in interaction.latency_ms.items())
+            self.stdout.write(f"\nLatency (ms): {timings}")
+
+    def _project(self, name: str | None) -> Project:
+        projects = Project.objects.all()
+        if name:
+            project = projects.filter(name=name).first()
+            if project is None:
+                raise CommandError(f"No project named {name!r}.")
+            return project
+        project = projects.first()
+        if project is None:
+            raise CommandError("No project yet: run `python manage.py seed_demo` first.")
+        return project

@@ -1,0 +1,119 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from assistant import runtime
+from assistant.evaluation.dataset import DatasetError, file_digest, load_corpus, load_queries
+from assistant.evaluation.index import index_key, load_or_build
+from assistant.evaluation.runner import RunConfig, evaluate
+from assistant.rag.adapters.chroma_store import ChromaStore
+from assistant.rag.retrieval import Retriever
+
+
+class Command(BaseCommand):
+    help = (
+        "Run a question set with gold answers through the real retrieval path (topic prefix, "
+        "vector search, rerank, relevance gate) and report ranking and gate metrics."
+    )
+
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument("--corpus", required=True, type=Path)
+        parser.add_argument("--queries", required=True, type=Path)
+        parser.add_argument("--topic", choices=["auto", "none"], default="auto")
+        parser.add_argument("--no-rerank", action="store_true")
+        parser.add_argument("--threshold", type=float, default=settings.ASKDOCS_DEFAULT_THRESHOLD)
+        parser.add_argument("--candidates", type=int, default=20)
+        parser.add_argument("--limit", type=int, help="Only the first N queries")
+        parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
+
+    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+        corpus_path: Path = options["corpus"]
+        for path in (corpus_path, options["queries"]):
+            if not path.is_file():
+                raise CommandError(f"No such file: {path}")
+        if not 0.0 <= options["threshold"] <= 1.0:
+            raise CommandError("--threshold must be between 0 and 1.")
+        try:
+            queries = load_queries(options["queries"])
+        except DatasetError as exc:
+            raise CommandError(str(exc)) from exc
+        if options["limit"]:
+            queries = queries[: options["limit"]]
+
+        embedder = runtime.embedder()
+        count = getattr(embedder, "count_tokens", None)
+        if count is None:
+            raise CommandError("The configured embedder has no local tokenizer to chunk with.")
+        chunk_tokens = settings.ASKDOCS_CHUNK_TOKENS
+        key = index_key(file_digest(corpus_path), embedder.id, chunk_tokens, 32)
+        location = settings.CHROMA_URL or str(settings.DATA_DIR / "eval" / "chroma")
+
+        def store_for(prefix: str) -> ChromaStore:
+            return ChromaStore(location, embedder_id=embedder.id, dimension=embedder.dimension,
+                               prefix=prefix)  # fmt: skip
+
+        bar = tqdm(desc="Indexing corpus", unit="chunk", file=self.stderr._out, disable=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        try:
+            index = load_or_build(
+                folder=settings.DATA_DIR / "eval", key=key,
+                sections=lambda: load_corpus(corpus_path), embedder=embedder,
+                count_tokens=count, store_for=store_for, chunk_tokens=chunk_tokens,
+                overlap=32, progress=progress,
+            )  # fmt: skip
+        except DatasetError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            bar.close()
+        self.stderr.write(
+            f"Index {index.key}: {len(index.chunks)} chunks "
+            f"({'built' if index.built else 'from cache'})."
+        )
+
+        retriever = Retriever(
+            embedder=embedder, store=index.store, reranker=runtime.reranker(), chunks=index.lookup
+        )
+        config = RunConfig(
+            topic=options["topic"], rerank=not options["no_rerank"],
+            threshold=options["threshold"], num_candidates=options["candidates"],
+        )  # fmt: skip
+        runtime.reranker().score("warm up", ["warm up"])  # load the model outside the timings
+        asked = tqdm(desc="Asking", total=len(queries), file=self.stderr._out, disable=None)
+        report = evaluate(
+            index=index, retriever=retriever, queries=queries, config=config,
+            progress=lambda done, total: asked.update(1),
+        )  # fmt: skip
+        asked.close()
+        report["config"]["corpus"] = str(corpus_path)
+        report["config"]["queries"] = str(options["queries"])
+        report["config"]["embedder"] = embedder.id
+        report["config"]["chunk_tokens"] = chunk_tokens
+        report["config"]["rerank_tokens"] = settings.ASKDOCS_RERANK_MAX_TOKENS
+        if options["json"]:
+            options["json"].write_text(json.dumps(report, indent=2) + "\n")
+        self.stdout.write(self._format(report))
+
+    def _format(self, report: dict) -> str:  # type: ignore[type-arg]
+        lines = [f"{'metric':<14}{'value':>8}"]
+        for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5",
+                    "answered", "refused", "n_answerable", "n_unanswerable"):  # fmt: skip
+            value = report.get(key)
+            shown = (
+                "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else value)
+            )
+            lines.append(f"{key:<14}{shown:>8}")
+        for group, dist in report["best_relevance"].items():
+            if dist:
+                values = " ".join(f"{k} {v:.3f}" for k, v in dist.items())
+                lines.append(f"best relevance, {group}: {values}")
+        for stage, stats in report["latency_ms"].items():
+            lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
+        return "\n".join(lines)

@@ -1,0 +1,114 @@
+"""The memory API for the host site's server (project secret key only): read what a user's
+memory holds, add a fact, and erase a user's memory entirely (a privacy request)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from assistant import services
+from assistant.api_errors import ApiError
+from assistant.memory.identity import IdentityError, check_user_key
+from assistant.memory.services import memory_erase_user, memory_facts, memory_remember
+from assistant.models import Project
+from assistant.rag.memory import MAX_FACT_CHARS, FactRefused
+from assistant.selectors import project_by_key
+
+
+def authorise_server(request: Request, key: str) -> Project:
+    """Memory is personal: only the project's own server (its secret key) may read or erase
+    it through the API. Visitors manage theirs by talking to the assistant."""
+    project = project_by_key(key)
+    if project is None:
+        raise ApiError("unknown_project", "Unknown project key.", status.HTTP_401_UNAUTHORIZED)
+    bearer = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    if not bearer or bearer != project.secret_key:
+        raise ApiError(
+            "secret_key_required",
+            "Memory is managed with the project's secret key as a Bearer token.",
+            status.HTTP_403_FORBIDDEN,
+        )
+    return project
+
+
+class UserInput(serializers.Serializer):
+    project = serializers.CharField(max_length=64, help_text="Public key")
+    user = serializers.CharField(
+        max_length=120, help_text='"visitor:<id>", "user:<id>", "sms:+1..."'
+    )
+
+    def validate_user(self, value: str) -> str:
+        try:
+            return check_user_key(value)
+        except IdentityError as error:
+            raise serializers.ValidationError(str(error)) from None
+
+
+class FactOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class MemoryFactsApi(APIView):
+    class AddInput(UserInput):
+        # The exact limit is checked by the memory core, with its own message.
+        text = serializers.CharField(max_length=MAX_FACT_CHARS * 4, allow_blank=True)
+
+    class OutputSerializer(serializers.Serializer):
+        user = serializers.CharField()
+        facts = FactOutput(many=True)
+
+    @extend_schema(parameters=[UserInput], responses=OutputSerializer)
+    def get(self, request: Request) -> Response:
+        data = UserInput(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        project = authorise_server(request, data.validated_data["project"])
+        user = data.validated_data["user"]
+        facts = memory_facts(project=project, user_key=user)
+        return Response(self.OutputSerializer({"user": user, "facts": facts}).data)
+
+    @extend_schema(request=AddInput, responses=FactOutput)
+    def post(self, request: Request) -> Response:
+        data = self.AddInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = authorise_server(request, data.validated_data["project"])
+        try:
+            remembered = memory_remember(
+                project=project,
+                user_key=data.validated_data["user"],
+                text=data.validated_data["text"],
+            )
+        except FactRefused as refused:
+            raise ApiError("fact_refused", str(refused)) from None
+        except Exception as exc:
+            raise ApiError(
+                "unavailable", services.UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE
+            ) from exc
+        code = status.HTTP_200_OK if remembered.merged else status.HTTP_201_CREATED
+        body = {**FactOutput(remembered.fact).data, "merged": remembered.merged}
+        return Response(body, status=code)
+
+
+class MemoryEraseApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        user = serializers.CharField()
+        deleted = serializers.IntegerField()
+
+    @extend_schema(request=UserInput, responses=OutputSerializer)
+    def post(self, request: Request) -> Response:
+        data = UserInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        project = authorise_server(request, data.validated_data["project"])
+        user = data.validated_data["user"]
+        try:
+            deleted = memory_erase_user(project=project, user_key=user)
+        except Exception as exc:
+            raise ApiError(
+                "unavailable", services.UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE
+            ) from exc
+        return Response(self.OutputSerializer({"user": user, "deleted": deleted}).data)

@@ -1,0 +1,159 @@
+from __future__ import annotations
+
+import secrets
+import uuid
+from urllib.parse import urlsplit
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+
+
+def new_public_key() -> str:
+    return "pk_" + secrets.token_urlsafe(18)
+
+
+def new_secret_key() -> str:
+    return "sk_" + secrets.token_urlsafe(32)
+
+
+def normalise_origin(value: str) -> str:
+    """'HTTPS://Docs.Example.com:443/' -> 'https://docs.example.com'. Raises ValueError."""
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value!r} is not an origin like https://app.example.com")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ValueError(f"{value!r} must be an origin only, without a path")
+    default_port = {"http": 80, "https": 443}[parts.scheme]
+    port = f":{parts.port}" if parts.port and parts.port != default_port else ""
+    return f"{parts.scheme}://{parts.hostname.lower()}{port}"
+
+
+def validate_origins(value: list[str]) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValidationError("Allowed origins must be a list of origins.")
+    for origin in value:
+        try:
+            normalise_origin(origin)
+        except ValueError as exc:
+            raise ValidationError(str(exc)) from None
+
+
+sms_number_validator = RegexValidator(
+    r"^\+[1-9][0-9]{6,14}$", "Enter the number in E.164 form, like +15551234567."
+)
+
+
+class Project(models.Model):
+    """A site that embeds the widget (and/or a phone number that answers SMS)."""
+
+    class Generator(models.TextChoices):
+        AUTO = "auto", "Ollama when configured, otherwise extractive"
+        EXTRACTIVE = "extractive", "Extractive (no LLM)"
+        OLLAMA = "ollama", "Ollama"
+
+    name = models.CharField(max_length=100, unique=True)
+    public_key = models.CharField(max_length=64, unique=True, default=new_public_key)
+    secret_key = models.CharField(max_length=64, unique=True, default=new_secret_key)
+    allowed_origins = models.JSONField(default=list, blank=True, validators=[validate_origins])
+    threshold = models.FloatField(
+        default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+    )
+    num_candidates = models.PositiveSmallIntegerField(
+        default=20, validators=[MinValueValidator(1), MaxValueValidator(100)]
+    )
+    max_kept = models.PositiveSmallIntegerField(
+        default=5, validators=[MinValueValidator(1), MaxValueValidator(20)]
+    )
+    generator = models.CharField(max_length=20, choices=Generator.choices, default=Generator.AUTO)
+    memory_threshold = models.FloatField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="Similarity a remembered fact needs to be used for a question. Empty: the "
+        "value calibrated for the embedder.",
+    )
+    memory_learns_statements = models.BooleanField(
+        default=False,
+        help_text='Also remember what users state about themselves ("I\'m on the Team plan"), '
+        "not only what they ask to be remembered.",
+    )
+    sms_number = models.CharField(
+        "SMS number",
+        max_length=16,
+        blank=True,
+        default="",
+        validators=[sms_number_validator],
+        help_text="The Twilio number (E.164) that answers texts from these documents.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sms_number"],
+                condition=~models.Q(sms_number=""),
+                name="unique_project_sms_number",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def allows_origin(self, origin: str) -> bool:
+        try:
+            wanted = normalise_origin(origin)
+        except ValueError:
+            return False
+        return any(normalise_origin(o) == wanted for o in self.allowed_origins)
+
+
+class Interaction(models.Model):
+    """One question and what the pipeline did with it: the raw material of every metric."""
+
+    class Channel(models.TextChoices):
+        WIDGET = "widget", "Widget"
+        API = "api", "HTTP API"
+        SMS = "sms", "SMS"
+        SANDBOX = "sandbox", "Sandbox"
+        CLI = "cli", "Command line"
+
+    answer_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="interactions")
+    channel = models.CharField(max_length=10, choices=Channel.choices)
+    conversation_id = models.CharField(max_length=64, blank=True, db_index=True)
+    question = models.TextField()
+    topic = models.CharField(max_length=200, blank=True)
+    retrieval_query = models.TextField()
+    # [{chunk_id, title, url, similarity, relevance, kept}], best relevance first
+    candidates = models.JSONField(default=list)
+    sources = models.JSONField(default=list)
+    best_relevance = models.FloatField(null=True)
+    kept_count = models.PositiveSmallIntegerField(default=0)
+    answer = models.TextField(blank=True)
+    refused = models.BooleanField(default=False)
+    generator = models.CharField(max_length=60, blank=True)
+    error = models.CharField(max_length=60, blank=True)
+    latency_ms = models.JSONField(default=dict)
+    # [{fact_id, similarity, injected}] of the user's facts compared with the question
+    memory = models.JSONField(default=list, blank=True)
+    total_ms = models.FloatField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["project", "created_at"]),
+            models.Index(fields=["project", "topic", "created_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:60]
+
+
+# Models of the SMS channel and of user memory live with them; importing them here registers them.
+from assistant.memory.models import UserFact  # noqa: E402
+from assistant.sms.models import SmsConversation, SmsMessage  # noqa: E402
+
+__all__ = ["Interaction", "Project", "SmsConversation", "SmsMessage", "UserFact"]

@@ -1,0 +1,47 @@
+"""The whole pipeline for one question: retrieve, gate, and either refuse or generate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from assistant.rag.ports import Generator
+from assistant.rag.prompting import build_prompt
+from assistant.rag.retrieval import Retriever
+from assistant.rag.types import SORRY, Prompt, Question, Retrieval, Settings
+
+
+@dataclass(slots=True)
+class Answer:
+    """Retrieval is done; `tokens` is consumed lazily by whoever streams the answer."""
+
+    retrieval: Retrieval
+    prompt: Prompt | None
+    tokens: Iterator[str]
+    generator_id: str
+
+    @property
+    def refused_before_generation(self) -> bool:
+        return self.prompt is None
+
+
+class Pipeline:
+    def __init__(self, *, retriever: Retriever, generator: Generator) -> None:
+        self.retriever = retriever
+        self.generator = generator
+
+    def answer(
+        self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
+    ) -> Answer:
+        retrieval = self.retriever.retrieve(question, settings, where)
+        if not retrieval.kept:
+            # Nothing relevant: say so plainly and never ask a generator to improvise.
+            return Answer(retrieval, None, iter([SORRY]), generator_id="")
+        prompt = build_prompt(question, retrieval.kept)
+        return Answer(retrieval, prompt, self.generator.stream(prompt), self.generator.id)
+
+
+def is_refusal(text: str) -> bool:
+    """An LLM may answer with the sorry-sentence itself, sometimes with trailing words."""
+    return text.strip().startswith(SORRY.rstrip("."))

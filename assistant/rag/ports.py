@@ -1,0 +1,68 @@
+"""The seams of the pipeline. Adapters in `adapters/` implement these; the core only sees these."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from assistant.rag.types import Chunk, Prompt
+
+
+class Embedder(Protocol):
+    #: Stable identifier, e.g. "onnx:bge-small-en-v1.5"; one vector collection per id.
+    id: str
+    dimension: int
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+class VectorHit(Protocol):
+    id: str
+    similarity: float
+    metadata: Mapping[str, Any]
+
+
+class VectorStore(Protocol):
+    def upsert(
+        self,
+        ids: Sequence[str],
+        vectors: Sequence[Sequence[float]],
+        metadatas: Sequence[Mapping[str, str | int | float | bool]],
+    ) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def query(
+        self, vector: Sequence[float], *, k: int, where: Mapping[str, Any] | None = None
+    ) -> list[VectorHit]: ...
+
+    def ids(self, where: Mapping[str, Any] | None = None) -> set[str]: ...
+
+    def count(self) -> int: ...
+
+
+class Reranker(Protocol):
+    id: str
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """Relevance of each passage to the query, in [0, 1], in input order."""
+        ...
+
+
+class ChunkLookup(Protocol):
+    def __call__(self, ids: Sequence[str]) -> Mapping[str, Chunk]: ...
+
+
+class Generator(Protocol):
+    id: str
+
+    def stream(self, prompt: Prompt) -> Iterator[str]:
+        """Yield text deltas. Closing the iterator must stop the work upstream.
+        Raising GeneratorUnavailable means: tell the user kindly."""
+        ...
+
+
+class GeneratorUnavailable(RuntimeError):
+    """The generator (e.g. an Ollama server) cannot answer now; the message is for logs."""

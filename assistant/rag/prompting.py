@@ -1,0 +1,50 @@
+"""The grounded prompt: rules from seed 001, the kept passages with their sources, the history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assistant.rag.memory import injection
+from assistant.rag.types import SORRY, Candidate, Prompt, Question, Turn
+
+#: Earlier messages carried into the prompt at most (10 exchanges, the SMS memory); callers
+#: choose how many they pass.
+HISTORY_TURNS = 20
+
+_RULES = f"""You are a helpful assistant that answers questions using only the knowledge base \
+texts given below.
+{{topic_rule}}
+Answer only from the texts. This is very important: if there is no relevant information in \
+the texts or there are no available texts, respond with exactly "{SORRY}"
+These knowledge base texts come from various sources, including documentation, support \
+tickets, and discussions on platforms such as Discord. Some of the texts may contain the names \
+of the authors of the resource or of a person asking a question. Never include these names, or \
+the name of any person who appears in the texts, in your answer.
+Answer in Markdown. Be concise. Cite the texts you used with their numbers, like [1]."""
+
+
+def topic_rule(topic: str) -> str:
+    if not topic:
+        return ""
+    return (
+        "Unless the question specifies otherwise, assume the question is related to this "
+        f"general topic: {topic}."
+    )
+
+
+def format_passages(passages: Sequence[Candidate]) -> str:
+    blocks = []
+    for number, candidate in enumerate(passages, start=1):
+        chunk = candidate.chunk
+        header = f"[{number}] {chunk.title}" + (f" ({chunk.url})" if chunk.url else "")
+        blocks.append(f"{header}\n{chunk.text.strip()}")
+    return "\n\n".join(blocks)
+
+
+def build_prompt(question: Question, passages: Sequence[Candidate]) -> Prompt:
+    rules = _RULES.format(topic_rule=topic_rule(question.topic)).replace("\n\n", "\n")
+    system = f"{rules}\n\nKnowledge base texts:\n\n{format_passages(passages)}"
+    history = question.history[-HISTORY_TURNS:]
+    # Remembered facts sit right before the question, as something the user said.
+    messages = (*history, *injection(question.facts), Turn("user", question.text.strip()))
+    return Prompt(system=system, messages=messages, question=question, passages=tuple(passages))

@@ -1,0 +1,88 @@
+"""Plain data passed through the answer pipeline. No Django, no model libraries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+SORRY = "I'm sorry, I couldn't find an answer to your question."
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One message of the conversation so far."""
+
+    role: Role
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    text: str
+    topic: str = ""
+    history: tuple[Turn, ...] = ()
+    #: What the user told the assistant earlier that is relevant here (see rag/memory.py).
+    #: Reaches the model as a conversation turn pair, never the retrieval query.
+    facts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage as stored: the text that is embedded and reranked, and where it came from."""
+
+    id: str
+    text: str
+    title: str = ""
+    url: str = ""
+    source_id: int | None = None
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A chunk returned by vector search, scored by the reranker."""
+
+    chunk: Chunk
+    similarity: float
+    relevance: float | None = None
+    kept: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Per-project knobs of the pipeline."""
+
+    threshold: float = 0.5
+    num_candidates: int = 20
+    max_kept: int = 5
+    rerank: bool = True
+
+
+@dataclass(slots=True)
+class Retrieval:
+    """What retrieval did for one question: the query as sent, every candidate, timings."""
+
+    query: str
+    candidates: list[Candidate]
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def kept(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.kept]
+
+    @property
+    def best_relevance(self) -> float | None:
+        scores = [c.relevance for c in self.candidates if c.relevance is not None]
+        return max(scores) if scores else None
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """Everything a generator may use. LLMs read system + messages; the extractive
+    generator reads question + passages directly."""
+
+    system: str
+    messages: tuple[Turn, ...]  # conversation so far, ending with the user's question
+    question: Question
+    passages: tuple[Candidate, ...]

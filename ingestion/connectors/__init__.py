@@ -1,0 +1,33 @@
+"""One module per kind of source. `connector_for` picks the one a source needs."""
+
+from __future__ import annotations
+
+from ingestion.connectors.base import Connector, ConnectorError
+from ingestion.models import Source
+
+
+def connector_for(source: Source) -> Connector:
+    config = source.config or {}
+    if source.kind == Source.Kind.WEBSITE:
+        from ingestion.connectors.website import WebsiteConnector
+
+        return WebsiteConnector.from_config(config)
+    if source.kind == Source.Kind.FILES:
+        if config.get("jsonl"):
+            from ingestion.connectors.jsonl import JsonlConnector
+
+            return JsonlConnector(config["jsonl"])
+        from ingestion.connectors.files import FilesConnector
+
+        return FilesConnector.for_source(source)
+    if source.kind == Source.Kind.SUPPORT:
+        from ingestion.connectors.support import support_connector
+
+        return support_connector(source)
+    if source.kind == Source.Kind.MANUAL:
+        from ingestion.connectors.manual import ManualConnector
+
+        return ManualConnector(
+            title=config.get("title") or source.name, text=config.get("text", "")
+        )
+    raise ConnectorError(f"Unknown source kind {source.kind!r}")

@@ -1,0 +1,48 @@
+"""What a connector yields while it reads a source, and the error that stops a whole sync."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from ingestion.services import IncomingDocument
+
+
+class ConnectorError(Exception):
+    """The source as a whole cannot be read (bad token, unreachable site, bad settings).
+    The sync stops, nothing is removed, and the message is shown on the source."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    document: IncomingDocument
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """The item answered that it no longer exists (HTTP 404/410, answer un-approved)."""
+
+    external_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """This item could not be read this time; an indexed copy of it is kept."""
+
+    external_id: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class Total:
+    """How many items the connector knows of so far (for progress)."""
+
+    count: int
+
+
+Item = Fetched | Gone | Failed | Total
+
+
+class Connector(Protocol):
+    def read(self) -> Iterator[Item]: ...

@@ -1,0 +1,27 @@
+"""Check and repair agreement between chunk rows and the vector store."""
+
+from __future__ import annotations
+
+from assistant import runtime
+from ingestion.models import Chunk, Document
+from ingestion.selectors import IndexReport, index_report
+
+
+def index_check(*, repair: bool = False, project_id: int | None = None) -> IndexReport:
+    """Vectors without rows are deleted; documents with rows missing their vectors are marked
+    changed (their hash cleared) and their rows removed, so the next sync of their source
+    embeds them again."""
+    store = runtime.chunk_store()
+    where = {"project_id": project_id} if project_id is not None else None
+    report = index_report(store_ids=store.ids(where), project_id=project_id)
+    if not repair:
+        return report
+    if report.vectors_without_rows:
+        store.delete(report.vectors_without_rows)
+    if report.rows_without_vectors:
+        broken = Chunk.objects.filter(vector_id__in=report.rows_without_vectors)
+        document_ids = set(broken.values_list("document_id", flat=True))
+        Document.objects.filter(pk__in=document_ids).update(content_hash="")
+        # The document's other vectors stay; a re-sync re-embeds only the missing ones.
+        broken.delete()
+    return report

@@ -1,0 +1,156 @@
+from __future__ import annotations
+
+from django.db import models
+
+from assistant.models import Project
+
+
+class Source(models.Model):
+    """Where documents come from. Each kind keeps its own settings in `config`."""
+
+    class Kind(models.TextChoices):
+        WEBSITE = "website", "Website"
+        FILES = "files", "Files"
+        SUPPORT = "support", "Support answers"
+        MANUAL = "manual", "Manual entry"
+
+    class Schedule(models.TextChoices):
+        OFF = "off", "Off"
+        HOURLY = "hourly", "Hourly"
+        DAILY = "daily", "Daily"
+        WEEKLY = "weekly", "Weekly"
+
+    class Status(models.TextChoices):
+        NEW = "new", "Never synced"
+        SYNCING = "syncing", "Syncing"
+        READY = "ready", "Ready"
+        FAILED = "failed", "Failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sources")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    name = models.CharField(max_length=200)
+    config = models.JSONField(default=dict, blank=True)
+    schedule = models.CharField(max_length=10, choices=Schedule.choices, default=Schedule.OFF)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.NEW)
+    last_error = models.TextField(blank=True)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="unique_source_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Document(models.Model):
+    """One page, file or answer of a source, as last read."""
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="documents")
+    # Stable identity inside the source: canonical URL, file path, answer id.
+    external_id = models.CharField(max_length=1000)
+    title = models.CharField(max_length=500)
+    url = models.CharField(max_length=1000, blank=True)
+    content_hash = models.CharField(max_length=64)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "external_id"], name="unique_document")
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Chunk(models.Model):
+    """A passage: its text lives here; the vector store holds its vector under `vector_id`."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="chunks")
+    ordinal = models.PositiveIntegerField()
+    vector_id = models.CharField(max_length=100, unique=True)
+    text = models.TextField()
+    heading_path = models.CharField(max_length=1000, blank=True)
+    url = models.CharField(max_length=1000, blank=True)
+    content_hash = models.CharField(max_length=64)
+    token_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["document", "ordinal"]
+
+    def __str__(self) -> str:
+        return f"{self.document} #{self.ordinal}"
+
+    @property
+    def title(self) -> str:
+        doc_title = self.document.title
+        return f"{doc_title} > {self.heading_path}" if self.heading_path else doc_title
+
+
+class SyncRun(models.Model):
+    """One sync of a source: what it saw and did, its errors, and its progress while it runs."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        PARTIAL = "partial", "Finished with errors"
+        FAILED = "failed", "Failed"
+        INTERRUPTED = "interrupted", "Interrupted"
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RUNNING)
+    trigger = models.CharField(max_length=20, default="manual")
+    worker = models.CharField(max_length=200, blank=True)  # "host:pid" of the process running it
+    started_at = models.DateTimeField(auto_now_add=True)
+    heartbeat_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seen = models.PositiveIntegerField(default=0)
+    added = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    chunks_embedded = models.PositiveIntegerField(default=0)
+    chunks_removed = models.PositiveIntegerField(default=0)
+    # Progress: items done out of items known so far (a crawl discovers its total as it goes).
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    errors = models.JSONField(default=list, blank=True)  # [{"url": ..., "error": ...}]
+    message = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        indexes = [models.Index(fields=["source", "status"], name="syncrun_source_status")]
+
+    def __str__(self) -> str:
+        return f"{self.source} sync #{self.pk} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if self.status != self.Status.RUNNING:
+            return 100
+        return int(100 * self.done / self.total) if self.total else 0
+
+
+class SupportAnswer(models.Model):
+    """An approved question/answer pair pushed by webhook or imported from JSON/CSV, already
+    scrubbed of names and contact details. A support source with provider "import" reads these."""
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="answers")
+    external_id = models.CharField(max_length=200)
+    question = models.TextField()
+    answer = models.TextField()
+    url = models.CharField(max_length=1000, blank=True)
+    approved = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["source", "external_id"], name="unique_support_answer")
+        ]
+
+    def __str__(self) -> str:
+        return self.question[:80]

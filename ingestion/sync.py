@@ -1,0 +1,176 @@
+"""`source_sync`: read a source through its connector and make the index match it.
+
+A run is idempotent and restartable: documents are written in batches by
+`documents_upsert` (vectors first, then rows, then stale vectors), and documents are removed
+only once the connector has read the whole source. A run killed at any point leaves the
+index consistent enough for the next run to finish the job; `check_index` repairs the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from ingestion.connectors import connector_for
+from ingestion.connectors.base import ConnectorError, Failed, Fetched, Gone, Total
+from ingestion.models import Document, Source, SyncRun
+from ingestion.services import IncomingDocument, document_delete, documents_upsert
+
+logger = logging.getLogger(__name__)
+
+BATCH_SIZE = 16
+MAX_RECORDED_ERRORS = 200
+# A run that has not reported for this long is taken for dead (worker killed).
+STALE_AFTER = timedelta(minutes=10)
+
+ProgressCallback = Callable[[SyncRun], None]
+
+
+class SyncAlreadyRunning(Exception):
+    pass
+
+
+def sync_run_start(*, source: Source, trigger: str) -> SyncRun:
+    """Open a run, unless a live one exists for this source (a duplicate task delivery)."""
+    now = timezone.now()
+    with transaction.atomic():
+        Source.objects.select_for_update().filter(pk=source.pk).first()
+        running = SyncRun.objects.filter(source=source, status=SyncRun.Status.RUNNING)
+        if any(_alive(run, now) for run in running):
+            raise SyncAlreadyRunning(f"{source} is already being synced")
+        running.update(
+            status=SyncRun.Status.INTERRUPTED,
+            finished_at=now,
+            message="The worker stopped before this run finished; the next run took over.",
+        )
+        run = SyncRun.objects.create(source=source, trigger=trigger, worker=_worker())
+        Source.objects.filter(pk=source.pk).update(status=Source.Status.SYNCING)
+    return run
+
+
+def _worker() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(run: SyncRun, now: datetime) -> bool:
+    """A run is alive while it reports, unless its process is known to be gone."""
+    if run.heartbeat_at < now - STALE_AFTER:
+        return False
+    host, _, pid = run.worker.rpartition(":")
+    if host == socket.gethostname() and pid.isdigit():
+        try:
+            os.kill(int(pid), 0)  # signal 0: only asks whether the process exists
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+    return True
+
+
+def source_sync(
+    *, source: Source, trigger: str = "manual", on_progress: ProgressCallback | None = None
+) -> SyncRun:
+    run = sync_run_start(source=source, trigger=trigger)
+    try:
+        _sync(source, run, on_progress or (lambda _run: None))
+    except ConnectorError as error:
+        _finish(run, SyncRun.Status.FAILED, str(error))
+    except Exception as error:
+        logger.exception("Sync of source %s failed", source.pk)
+        _finish(run, SyncRun.Status.FAILED, f"{type(error).__name__}: {error}")
+    else:
+        status = SyncRun.Status.PARTIAL if run.failed else SyncRun.Status.SUCCEEDED
+        message = f"{run.failed} item(s) could not be read; see errors." if run.failed else ""
+        _finish(run, status, message)
+    if on_progress:
+        on_progress(run)
+    return run
+
+
+def _sync(source: Source, run: SyncRun, on_progress: ProgressCallback) -> None:
+    keep: set[str] = set()
+    batch: list[IncomingDocument] = []
+
+    def flush() -> None:
+        if not batch:
+            return
+        for result in documents_upsert(source=source, documents=batch):
+            setattr(run, result.status, getattr(run, result.status) + 1)
+            run.chunks_embedded += result.embedded
+            run.chunks_removed += result.removed
+        run.done += len(batch)
+        batch.clear()
+        _save_progress(run)
+        on_progress(run)
+
+    for item in connector_for(source).read():
+        if isinstance(item, Total):
+            run.total = max(item.count, run.total)
+            continue
+        if isinstance(item, Fetched):
+            run.seen += 1
+            keep.add(item.document.external_id)
+            batch.append(item.document)
+            if len(batch) >= BATCH_SIZE:
+                flush()
+            continue
+        run.seen += 1
+        run.done += 1
+        if isinstance(item, Gone):
+            _remove(source, run, [item.external_id])
+        elif isinstance(item, Failed):
+            keep.add(item.external_id)
+            run.failed += 1
+            if len(run.errors) < MAX_RECORDED_ERRORS:
+                run.errors.append({"url": item.external_id, "error": item.error})
+    flush()
+    run.total = max(run.total, run.done)
+    # Everything not seen this time has disappeared from the source.
+    vanished = Document.objects.filter(source=source).exclude(external_id__in=keep)
+    _remove(source, run, list(vanished.values_list("external_id", flat=True)))
+
+
+def _remove(source: Source, run: SyncRun, external_ids: list[str]) -> None:
+    for document in Document.objects.filter(source=source, external_id__in=external_ids):
+        run.chunks_removed += document_delete(document=document)
+        run.removed += 1
+
+
+def _save_progress(run: SyncRun) -> None:
+    run.heartbeat_at = timezone.now()
+    SyncRun.objects.filter(pk=run.pk).update(
+        **{name: getattr(run, name) for name in _COUNTERS}, heartbeat_at=run.heartbeat_at
+    )
+
+
+_COUNTERS = (
+    "seen",
+    "added",
+    "changed",
+    "unchanged",
+    "removed",
+    "failed",
+    "chunks_embedded",
+    "chunks_removed",
+    "done",
+    "total",
+    "errors",
+)
+
+
+def _finish(run: SyncRun, status: str, message: str) -> None:
+    now = timezone.now()
+    run.status, run.message, run.finished_at = status, message, now
+    _save_progress(run)
+    SyncRun.objects.filter(pk=run.pk).update(status=status, message=message, finished_at=now)
+    source_status = Source.Status.FAILED if status == SyncRun.Status.FAILED else Source.Status.READY
+    updates: dict[str, object] = {"status": source_status, "last_error": message}
+    if status != SyncRun.Status.FAILED:
+        updates["last_synced_at"] = now
+    Source.objects.filter(pk=run.source_id).update(**updates)

@@ -1,0 +1,43 @@
+// Console behaviour that needs the browser. Every page works without it.
+(function () {
+  "use strict";
+
+  // Times are shown in the viewer's zone: the server reads it from this cookie.
+  try {
+    var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && document.cookie.indexOf("tz=" + encodeURIComponent(zone)) === -1) {
+      document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/admin/; SameSite=Lax";
+    }
+  } catch (e) { /* old browser: UTC */ }
+
+  // The sandbox's threshold slider re-filters the candidates already on the page: the same
+  // gate as the server (relevance >= threshold, best first, at most max-kept).
+  function refilter(threshold) {
+    var out = document.getElementById("threshold-value");
+    if (out) out.textContent = threshold.toFixed(2);
+    var box = document.querySelector("[data-candidates]");
+    if (!box) return;
+    var maxKept = parseInt(box.getAttribute("data-max-kept"), 10) || 5;
+    var kept = 0;
+    box.querySelectorAll("tbody tr[data-relevance]").forEach(function (row) {
+      var raw = row.getAttribute("data-relevance");
+      var passes = raw !== "" && parseFloat(raw) >= threshold && kept < maxKept;
+      if (passes) kept += 1;
+      row.classList.toggle("kept", passes);
+      row.classList.toggle("dropped", !passes);
+      var cell = row.querySelector("[data-passed]");
+      if (cell) cell.innerHTML = passes ? '<span class="pill ok">kept</span>' : '<span class="pill">below</span>';
+    });
+    var verdict = box.querySelector("[data-verdict]");
+    if (verdict) {
+      verdict.textContent = kept
+        ? kept + " passed the threshold of " + threshold.toFixed(2) + ": the assistant answers from them."
+        : "None passed the threshold of " + threshold.toFixed(2) + ": the assistant says it doesn't know.";
+      verdict.classList.toggle("refuses", kept === 0);
+    }
+  }
+
+  document.addEventListener("input", function (event) {
+    if (event.target.matches("[data-threshold-slider]")) refilter(parseFloat(event.target.value));
+  });
+})();

@@ -1,0 +1,550 @@
+/*! Ask AI widget: one script tag, no framework, no CDN.
+ *
+ *  <script src="https://HOST/static/widget/widget.js" data-project="pk_..."
+ *          data-topic="Billing" data-question="How do I get my money back?" async></script>
+ *
+ *  Optional: data-title, data-color (#hex), data-position (right | left),
+ *  data-transport (auto | ws | sse). JavaScript API: AskAI.open(), AskAI.close(),
+ *  AskAI.setTopic(topic, question?), AskAI.ask(question?).
+ */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  if (!script || window.AskAI) return;
+
+  var data = script.dataset;
+  var server = new URL(script.src, location.href);
+  var cfg = {
+    project: data.project || "",
+    topic: data.topic || "",
+    question: data.question || "",
+    title: data.title || "Ask AI",
+    color: /^#[0-9a-f]{3,8}$/i.test(data.color || "") ? data.color : "#3b5bdb",
+    left: data.position === "left",
+    transport: data.transport || "auto",
+    userId: data.userId || "",
+    userHash: data.userHash || "",
+    http: server.origin,
+    ws: (server.protocol === "https:" ? "wss://" : "ws://") + server.host,
+  };
+  var SORRY = "I'm sorry, I couldn't find an answer to your question.";
+
+  // ---- Safe Markdown: DOM nodes and text only, never innerHTML --------------------------------
+  var INLINE = /(`+)([^`]+?)\1|!\[([^\]]*)\]\(([^)\s]*)\)|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s](?:.*?[^*\s])?)\*|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
+
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text != null) node.textContent = text;
+    return node;
+  }
+
+  function safeLink(href, label) {
+    var a = el("a");
+    try {
+      var url = new URL(href);
+      if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+      a.href = url.href;
+    } catch (e) {
+      return null;
+    }
+    a.target = "_blank";
+    a.rel = "noopener noreferrer";
+    inline(a, label);
+    return a;
+  }
+
+  function inline(parent, text) {
+    var m;
+    while ((m = INLINE.exec(text))) {
+      if (m.index) parent.appendChild(document.createTextNode(text.slice(0, m.index)));
+      if (m[2] != null) parent.appendChild(el("code", "", m[2]));
+      else if (m[4] != null) parent.appendChild(document.createTextNode(m[3])); // no images
+      else if (m[6] != null) parent.appendChild(safeLink(m[6], m[5]) || document.createTextNode(m[5]));
+      else if (m[7] != null || m[8] != null) inline(parent.appendChild(el("strong")), m[7] || m[8]);
+      else if (m[9] != null) inline(parent.appendChild(el("em")), m[9]);
+      else parent.appendChild(safeLink(m[10], m[10]) || document.createTextNode(m[10]));
+      text = text.slice(m.index + m[0].length);
+    }
+    if (text) parent.appendChild(document.createTextNode(text));
+  }
+
+  function markdown(text) {
+    var root = document.createDocumentFragment();
+    var lines = text.replace(/\r\n?/g, "\n").split("\n");
+    var para = [], list = null, code = null;
+    function flush() {
+      if (para.length) inline(root.appendChild(el("p")), para.join(" "));
+      para = [];
+      list = null;
+    }
+    lines.forEach(function (line) {
+      var m;
+      if (code) {
+        if (/^\s*```/.test(line)) code = null;
+        else code.textContent += (code.textContent ? "\n" : "") + line;
+        return;
+      }
+      if (/^\s*```/.test(line)) {
+        flush();
+        code = root.appendChild(el("pre")).appendChild(el("code"));
+      } else if ((m = /^\s*(?:([-*+])|(\d+)[.)])\s+(.*)$/.exec(line))) {
+        if (para.length) flush();
+        var tag = m[1] ? "ul" : "ol";
+        if (!list || list.tagName.toLowerCase() !== tag) list = root.appendChild(el(tag));
+        inline(list.appendChild(el("li")), m[3]);
+      } else if ((m = /^\s*(#{1,6})\s+(.*)$/.exec(line))) {
+        flush();
+        inline(root.appendChild(el("p", "heading")), m[2]);
+      } else if (!line.trim()) {
+        flush();
+      } else if (list && /^\s{2,}\S/.test(line)) {
+        inline(list.lastChild, " " + line.trim());
+      } else {
+        list = null;
+        para.push(line.trim().replace(/^>\s?/, ""));
+      }
+    });
+    flush();
+    return root;
+  }
+
+  // ---- Look -----------------------------------------------------------------------------------
+  var CSS =
+    ":host{all:initial}*{box-sizing:border-box}" +
+    ".w{font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1d2433;position:fixed;bottom:20px;z-index:2147483000;" +
+    (cfg.left ? "left:20px" : "right:20px") + "}" +
+    "button,textarea{font:inherit;color:inherit}" +
+    ".launch{background:var(--c);color:#fff;border:0;border-radius:999px;padding:12px 20px;font-weight:600;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.2)}" +
+    ".panel{position:absolute;bottom:60px;" + (cfg.left ? "left:0" : "right:0") +
+    ";width:380px;max-width:calc(100vw - 24px);height:560px;max-height:calc(100vh - 100px);background:#fff;border:1px solid #d9dce6;border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.22);display:flex;flex-direction:column;overflow:hidden}" +
+    ".panel[hidden]{display:none}" +
+    "header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:var(--c);color:#fff}" +
+    "h2{font-size:16px;margin:0;flex:1}header small{display:block;font-weight:400;opacity:.85;font-size:12px}" +
+    ".x{background:transparent;border:0;color:#fff;font-size:22px;line-height:1;cursor:pointer;padding:2px 8px;border-radius:6px}" +
+    ".log{flex:1;overflow-y:auto;padding:12px 14px}" +
+    ".q{background:#eef1fb;border-radius:10px;padding:8px 10px;margin:10px 0 6px auto;max-width:90%;width:fit-content;white-space:pre-wrap;overflow-wrap:anywhere}" +
+    ".a{margin:6px 0 14px;overflow-wrap:anywhere}.a p{margin:0 0 8px}.a .heading{font-weight:700}" +
+    ".a ul,.a ol{margin:0 0 8px;padding-left:22px}.a code{background:#eef0f6;border-radius:4px;padding:0 4px;font-size:13px}" +
+    ".a pre{background:#eef0f6;padding:8px;border-radius:6px;overflow-x:auto}.a pre code{padding:0}" +
+    ".a a{color:var(--c)}.refused .md{color:#5b6478;font-style:italic}" +
+    ".src{font-size:13px;margin:6px 0 0;padding-left:20px;color:#5b6478}" +
+    ".fb{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-top:6px;font-size:13px;color:#5b6478}" +
+    ".fb button,.retry{background:#fff;border:1px solid #d9dce6;border-radius:8px;padding:3px 10px;cursor:pointer;line-height:0}.retry{line-height:1.5}" +
+    ".hint{color:#5b6478;font-size:14px;margin:4px 0}" +
+    ".fb button[aria-pressed=true]{border-color:var(--c);background:#eef1fb}" +
+    ".fb form{display:flex;gap:6px;width:100%}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid #d9dce6;border-radius:8px;padding:4px 8px}" +
+    ".err{color:#a61e1e;margin:6px 0}.status{min-height:20px;padding:0 14px;font-size:13px;color:#5b6478}" +
+    "form.ask{display:flex;gap:8px;padding:10px 14px 14px;border-top:1px solid #eceef4}" +
+    "form.ask textarea{flex:1;resize:none;border:1px solid #c9cdd9;border-radius:10px;padding:8px 10px;height:44px}" +
+    ".send{background:var(--c);color:#fff;border:0;border-radius:10px;padding:0 16px;font-weight:600;cursor:pointer}" +
+    ".send:disabled{opacity:.5;cursor:default}" +
+    ":focus-visible{outline:3px solid #f59f00;outline-offset:2px}" +
+    ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}" +
+    "@media (max-width:480px){.w{left:8px;right:8px;bottom:8px}.launch{float:right}" +
+    ".panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}}";
+
+  // ---- Build ----------------------------------------------------------------------------------
+  var host = document.createElement("ask-ai-widget");
+  // Inline !important beats any page rule on the host; inside, the shadow root isolates.
+  host.setAttribute("style", "all:initial!important;display:block!important");
+  var shadow = host.attachShadow({ mode: "open" });
+  var style = el("style", "", CSS);
+  shadow.appendChild(style);
+  var wrap = shadow.appendChild(el("div", "w"));
+  wrap.style.setProperty("--c", cfg.color);
+
+  var launcher = wrap.appendChild(el("button", "launch", cfg.title));
+  launcher.type = "button";
+  launcher.setAttribute("aria-haspopup", "dialog");
+  launcher.setAttribute("aria-expanded", "false");
+
+  var panel = wrap.appendChild(el("div", "panel"));
+  panel.hidden = true;
+  panel.setAttribute("role", "dialog");
+  panel.setAttribute("aria-modal", "true");
+  panel.setAttribute("aria-labelledby", "askai-title");
+  var header = panel.appendChild(el("header"));
+  var heading = header.appendChild(el("h2", "", cfg.title));
+  heading.id = "askai-title";
+  var topicLine = heading.appendChild(el("small"));
+  var closer = header.appendChild(el("button", "x", "\u00d7"));
+  closer.type = "button";
+  closer.setAttribute("aria-label", "Close");
+  var log = panel.appendChild(el("div", "log"));
+  log.setAttribute("role", "log");
+  log.setAttribute("aria-live", "polite");
+  log.tabIndex = 0;
+  var status = panel.appendChild(el("div", "status"));
+  status.setAttribute("role", "status");
+  var form = panel.appendChild(el("form", "ask"));
+  var label = form.appendChild(el("label", "sr", "Your question"));
+  label.htmlFor = "askai-q";
+  var input = form.appendChild(el("textarea"));
+  input.id = "askai-q";
+  input.maxLength = 2000;
+  input.rows = 1;
+  var send = form.appendChild(el("button", "send", "Ask"));
+  send.type = "submit";
+
+  var hint = log.appendChild(el("p", "hint"));
+  function showTopic() {
+    topicLine.textContent = cfg.topic ? "About: " + cfg.topic : "Answers from our documentation";
+    hint.textContent = "Ask a question" + (cfg.topic ? " about " + cfg.topic : "") +
+      ". Answers come only from our documentation, with their sources.";
+  }
+  showTopic();
+
+  // ---- Open, close, keyboard ------------------------------------------------------------------
+  function open() {
+    if (!panel.hidden) return input.focus();
+    panel.hidden = false;
+    launcher.setAttribute("aria-expanded", "true");
+    if (!input.value) input.value = cfg.question;
+    input.focus();
+    input.select();
+  }
+  function close() {
+    panel.hidden = true;
+    launcher.setAttribute("aria-expanded", "false");
+    launcher.focus();
+  }
+  launcher.addEventListener("click", function () {
+    panel.hidden ? open() : close();
+  });
+  closer.addEventListener("click", close);
+  panel.addEventListener("keydown", function (e) {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      close();
+    } else if (e.key === "Tab") {
+      var items = Array.prototype.filter.call(
+        panel.querySelectorAll("button,textarea,a[href],[tabindex='0']"),
+        function (n) { return !n.disabled && n.offsetParent !== null; }
+      );
+      var first = items[0], last = items[items.length - 1];
+      var active = shadow.activeElement;
+      if (e.shiftKey && active === first) { e.preventDefault(); last.focus(); }
+      else if (!e.shiftKey && active === last) { e.preventDefault(); first.focus(); }
+    }
+  });
+  input.addEventListener("keydown", function (e) {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      form.requestSubmit ? form.requestSubmit() : submit();
+    }
+  });
+  form.addEventListener("submit", function (e) {
+    e.preventDefault();
+    submit();
+  });
+  function submit() {
+    var q = input.value.trim();
+    if (q && !current) {
+      input.value = "";
+      ask(q);
+    }
+  }
+
+  // ---- One answer on screen -------------------------------------------------------------------
+  var current = null; // the answer being streamed
+  var conversation = null;
+
+  function Answer(question) {
+    this.question = question;
+    this.text = "";
+    this.sources = [];
+    log.appendChild(el("div", "q", question));
+    this.node = log.appendChild(el("div", "a"));
+    this.md = this.node.appendChild(el("div", "md"));
+    this.queued = false;
+    scrollDown();
+  }
+  Answer.prototype.frame = function (f) {
+    if (f.type === "sources") this.sources = f.sources || [];
+    else if (f.type === "token") {
+      if (!this.text) setStatus("");
+      this.text += f.text;
+      this.paint();
+    } else if (f.type === "done") this.done(f);
+    else if (f.type === "error") this.fail(f);
+  };
+  Answer.prototype.paint = function () {
+    var self = this;
+    if (self.queued) return;
+    self.queued = true;
+    requestAnimationFrame(function () {
+      self.queued = false;
+      self.md.replaceChildren(markdown(self.text));
+      scrollDown();
+    });
+  };
+  Answer.prototype.done = function (f) {
+    conversation = f.conversation_id || conversation;
+    this.id = f.answer_id;
+    this.md.replaceChildren(markdown(this.text || SORRY));
+    if (f.refused) {
+      this.node.classList.add("refused");
+    } else if (this.sources.length) {
+      var list = this.node.appendChild(el("ol", "src"));
+      list.setAttribute("aria-label", "Sources");
+      this.sources.forEach(function (s) {
+        var li = list.appendChild(el("li"));
+        li.appendChild(safeLink(s.url, s.title || s.url) || el("span", "", s.title));
+      });
+    }
+    feedbackButtons(this);
+    finish();
+  };
+  Answer.prototype.fail = function (f) {
+    var self = this;
+    var line = self.node.appendChild(el("p", "err", f.message || "Something went wrong."));
+    line.setAttribute("role", "alert");
+    if (f.code === "unknown_conversation") conversation = null;
+    if (f.retry !== false && f.code !== "invalid" && f.code !== "question_too_long") {
+      var again = self.node.appendChild(el("button", "retry", "Try again"));
+      again.type = "button";
+      again.addEventListener("click", function () {
+        self.node.previousSibling.remove();
+        self.node.remove();
+        ask(self.question);
+      });
+    }
+    finish();
+  };
+  function finish() {
+    current = null;
+    send.disabled = false;
+    setStatus("");
+    scrollDown();
+  }
+  function setStatus(text) {
+    status.textContent = text;
+  }
+  function scrollDown() {
+    log.scrollTop = log.scrollHeight;
+  }
+
+  // ---- Feedback -------------------------------------------------------------------------------
+  var clientId = (function () {
+    var id;
+    try { id = localStorage.getItem("askai-client"); } catch (e) { /* storage blocked */ }
+    if (!id || !/^[\w-]{8,64}$/.test(id)) {
+      var bytes = crypto.getRandomValues(new Uint8Array(16));
+      id = Array.prototype.map.call(bytes, function (b) { return (b + 256).toString(16).slice(1); }).join("");
+      try { localStorage.setItem("askai-client", id); } catch (e) { /* storage blocked */ }
+    }
+    return id;
+  })();
+
+  function postFeedback(answer, vote, comment) {
+    var body = { project: cfg.project, answer_id: answer.id, client_id: clientId, vote: vote };
+    if (comment != null) body.comment = comment;
+    return fetch(cfg.http + "/api/v1/feedback", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    }).then(function (r) {
+      if (!r.ok) throw new Error("feedback " + r.status);
+    });
+  }
+
+  var THUMB = "M14 9V5a3 3 0 0 0-3-3l-4 9v11h11.28a2 2 0 0 0 2-1.7l1.38-9a2 2 0 0 0-2-2.3zM7 22H4a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2h3";
+
+  function thumb(down) {
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("width", "16");
+    svg.setAttribute("height", "16");
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("fill", "none");
+    svg.setAttribute("stroke", "currentColor");
+    svg.setAttribute("stroke-width", "2");
+    if (down) svg.setAttribute("transform", "scale(1 -1)");
+    var path = svg.appendChild(document.createElementNS(ns, "path"));
+    path.setAttribute("d", THUMB);
+    return svg;
+  }
+
+  function feedbackButtons(answer) {
+    if (!answer.id) return;
+    var bar = answer.node.appendChild(el("div", "fb"));
+    var up = bar.appendChild(el("button"));
+    var down = bar.appendChild(el("button"));
+    var note = bar.appendChild(el("span", "", "Was this helpful?"));
+    [[up, "up", "Helpful"], [down, "down", "Not helpful"]].forEach(function (b) {
+      b[0].type = "button";
+      b[0].appendChild(thumb(b[1] === "down"));
+      b[0].setAttribute("aria-label", b[2]);
+      b[0].setAttribute("aria-pressed", "false");
+      b[0].addEventListener("click", function () {
+        up.setAttribute("aria-pressed", String(b[1] === "up"));
+        down.setAttribute("aria-pressed", String(b[1] === "down"));
+        postFeedback(answer, b[1]).then(function () {
+          note.textContent = b[1] === "down" ? "Thanks. What was missing?" : "Thanks!";
+          if (b[1] === "down") commentBox(answer, bar, note);
+        }, function () { note.textContent = "Could not send your feedback."; });
+      });
+    });
+  }
+
+  function commentBox(answer, bar, note) {
+    if (bar.querySelector("form")) return;
+    var f = bar.appendChild(el("form"));
+    var l = f.appendChild(el("label", "sr", "What was wrong? (optional)"));
+    var t = f.appendChild(el("textarea"));
+    t.id = "askai-c-" + answer.id;
+    l.htmlFor = t.id;
+    t.placeholder = "What was missing? (optional)";
+    t.maxLength = 2000;
+    var b = f.appendChild(el("button", "", "Send"));
+    b.type = "submit";
+    f.addEventListener("submit", function (e) {
+      e.preventDefault();
+      postFeedback(answer, "down", t.value).then(function () {
+        f.remove();
+        note.textContent = "Thank you, we'll use it to improve the answers.";
+      }, function () { note.textContent = "Could not send your comment."; });
+    });
+    t.focus();
+  }
+
+  // ---- Transport: WebSocket first, server-sent events when sockets are blocked ----------------
+  var socket = null, socketReady = null, socketFailures = 0;
+
+  function connectSocket() {
+    if (socketReady) return socketReady;
+    socketReady = new Promise(function (resolve, reject) {
+      var ws, opened = false;
+      function failed() {
+        socket = socketReady = null;
+        socketFailures++;
+        reject(new Error("no socket"));
+      }
+      try {
+        ws = new WebSocket(cfg.ws + "/ws/ask/?project=" + encodeURIComponent(cfg.project));
+      } catch (e) {
+        return failed();
+      }
+      var timer = setTimeout(function () { ws.close(); }, 8000);
+      ws.onopen = function () {
+        opened = true;
+        clearTimeout(timer);
+        socket = ws;
+        socketFailures = 0;
+        resolve(ws);
+      };
+      ws.onmessage = function (e) {
+        var f;
+        try { f = JSON.parse(e.data); } catch (err) { return; }
+        if (current && current.via === ws) current.frame(f);
+      };
+      ws.onclose = function () {
+        clearTimeout(timer);
+        if (!opened) return failed();
+        socket = socketReady = null; // the next question reconnects
+        if (current && current.via === ws) {
+          current.fail({ code: "dropped", message: "The connection dropped. Try again to reconnect." });
+        }
+      };
+    });
+    return socketReady;
+  }
+
+  function ask(question) {
+    if (current) return;
+    var answer = (current = new Answer(question));
+    send.disabled = true;
+    var frame = { question: question, topic: cfg.topic };
+    // Whose memory: the signed-in user the host page named, else this browser's visitor id.
+    if (cfg.userId) {
+      frame.user_id = cfg.userId;
+      frame.user_hash = cfg.userHash;
+    } else {
+      frame.visitor_id = clientId;
+    }
+    if (conversation) frame.conversation_id = conversation;
+    // Sockets that keep failing (a proxy that blocks them): use server-sent events instead.
+    var useHttp = cfg.transport === "sse" || (cfg.transport === "auto" && socketFailures >= 2);
+    setStatus(socket || useHttp ? "Thinking\u2026" : "Connecting\u2026");
+    if (useHttp) return askOverHttp(answer, frame);
+    connectSocket().then(function (ws) {
+      setStatus("Thinking\u2026");
+      answer.via = ws;
+      ws.send(JSON.stringify(frame));
+    }, function () {
+      if (cfg.transport === "auto") return askOverHttp(answer, frame);
+      answer.fail({ code: "unreachable", message: "The assistant can't be reached right now." });
+    });
+  }
+
+  function askOverHttp(answer, frame) {
+    frame.project = cfg.project;
+    fetch(cfg.http + "/api/v1/ask/stream", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(frame),
+    }).then(function (r) {
+      if (!r.ok) {
+        return r.json().then(function (b) { answer.fail(b.error); });
+      }
+      var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "";
+      function pump() {
+        return reader.read().then(function (chunk) {
+          if (chunk.done) {
+            if (current === answer) answer.fail({ code: "dropped", message: "The connection dropped." });
+            return;
+          }
+          buffer += decoder.decode(chunk.value, { stream: true });
+          var events = buffer.split("\n\n");
+          buffer = events.pop();
+          events.forEach(function (block) {
+            var line = block.split("\n").filter(function (l) { return l.indexOf("data: ") === 0; })[0];
+            if (line && current === answer) answer.frame(JSON.parse(line.slice(6)));
+          });
+          return pump();
+        });
+      }
+      return pump();
+    }).catch(function () {
+      if (current === answer) answer.fail({ code: "unreachable", message: "The assistant can't be reached right now." });
+    });
+  }
+
+  // ---- Public API -----------------------------------------------------------------------------
+  window.AskAI = {
+    open: open,
+    close: close,
+    setTopic: function (topic, question) {
+      cfg.topic = String(topic || "");
+      if (question != null) {
+        if (input.value === cfg.question) input.value = String(question);
+        cfg.question = String(question);
+      }
+      conversation = null; // a new page, a new conversation
+      showTopic();
+    },
+    // identify(id, hash): the host page's signed-in user; hash = hex HMAC-SHA256 of the id
+    // with the project's secret key, computed on the host's server. identify(null) forgets.
+    identify: function (id, hash) {
+      cfg.userId = id == null ? "" : String(id);
+      cfg.userHash = hash == null ? "" : String(hash);
+      conversation = null;
+    },
+    ask: function (question) {
+      open();
+      var q = String(question == null ? input.value || cfg.question : question).trim();
+      if (q && !current) {
+        input.value = "";
+        ask(q);
+      }
+    },
+  };
+
+  function mount() {
+    document.body.appendChild(host);
+  }
+  if (document.body) mount();
+  else document.addEventListener("DOMContentLoaded", mount);
+})();

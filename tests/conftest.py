@@ -1,0 +1,53 @@
+"""Shared fixtures. Models are real (ONNX from PyPI packages); they load once per session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
+from assistant.rag.adapters.onnx_embedder import OnnxEmbedder
+from tests.fake_ollama import FakeOllama
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def embedder() -> OnnxEmbedder:
+    return OnnxEmbedder("bge-small-en-v1.5", threads=2)
+
+
+@pytest.fixture(scope="session")
+def reranker(tmp_path_factory: pytest.TempPathFactory) -> FlashrankReranker:
+    return FlashrankReranker(cache_dir=tmp_path_factory.mktemp("flashrank"), threads=2)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
+    """The demo project is indexed once per session, outside the per-test transactions.
+    The vector store is not rolled back with the database, so tests that index documents
+    of their own do it in a project of their own (retrieval filters by project), and no test
+    deletes demo documents."""
+    from assistant.demo import demo_seed
+
+    with django_db_blocker.unblock():
+        demo_seed()
+
+
+@pytest.fixture
+def demo(db):  # noqa: ANN001, ANN201
+    """The demo project with its help-centre documents indexed."""
+    from assistant.demo import PROJECT_NAME
+    from assistant.models import Project
+
+    return Project.objects.get(name=PROJECT_NAME)
+
+
+@pytest.fixture
+def fake_ollama() -> Iterator[FakeOllama]:
+    """A running fake Ollama server (see tests/fake_ollama.py), stopped after the test."""
+    with FakeOllama() as server:
+        yield server

@@ -1,0 +1,96 @@
+"""Project settings, key rotation and the widget snippet."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.models import Project
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def shop(db):  # noqa: ANN001, ANN201
+    return Project.objects.create(name="Shop", allowed_origins=["https://shop.example"])
+
+
+def form_data(project, **changes):  # noqa: ANN001, ANN201
+    data = {
+        "name": project.name, "allowed_origins": "\n".join(project.allowed_origins),
+        "threshold": project.threshold, "num_candidates": project.num_candidates,
+        "max_kept": project.max_kept, "generator": project.generator,
+    }  # fmt: skip
+    data.update(changes)
+    return data
+
+
+def test_the_list_and_the_page_show_the_key_and_the_snippet(staff_client, shop):
+    assert b"Shop" in staff_client.get("/admin/projects/").content
+    html = staff_client.get(f"/admin/projects/{shop.pk}/").content.decode()
+    assert (
+        f'&lt;script src="http://testserver/static/widget/widget.js" '
+        f'data-project="{shop.public_key}"'
+    ) in html
+
+
+def test_saving_normalises_origins_and_applies_the_settings(staff_client, shop):
+    response = staff_client.post(
+        f"/admin/projects/{shop.pk}/",
+        form_data(shop, allowed_origins="HTTPS://Shop.Example:443/\nhttp://127.0.0.1:8000",
+                  threshold="0.35"),
+    )  # fmt: skip
+    assert response.status_code == 302
+    shop.refresh_from_db()
+    assert shop.allowed_origins == ["https://shop.example", "http://127.0.0.1:8000"]
+    assert shop.threshold == 0.35
+    assert b"Project saved." in staff_client.get(response["Location"]).content
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"allowed_origins": "https://ok.example\nhttps://bad.example/path"}, "allowed_origins",
+         "must be an origin only"),
+        ({"threshold": "1.5"}, "threshold", "less than or equal to 1"),
+        ({"max_kept": "0"}, "max_kept", "greater than or equal to 1"),
+        ({"name": ""}, "name", "This field is required."),
+    ],
+)  # fmt: skip
+def test_bad_input_shows_the_error_next_to_the_field_and_changes_nothing(
+    staff_client, shop, changes, field, message
+):
+    before = Project.objects.values().get(pk=shop.pk)
+    response = staff_client.post(f"/admin/projects/{shop.pk}/", form_data(shop, **changes))
+    assert response.status_code == 200
+    html = response.content.decode()
+    block = html.split(f'for="id_{field}"', 1)[1].split('<div class="field', 1)[0]
+    assert message in block
+    assert Project.objects.values().get(pk=shop.pk) == before
+
+
+def test_rotating_the_key_issues_a_new_one_and_htmx_gets_the_snippet(staff_client, shop):
+    old = shop.public_key
+    response = staff_client.post(f"/admin/projects/{shop.pk}/rotate-key/", HTTP_HX_REQUEST="true")
+    shop.refresh_from_db()
+    assert shop.public_key != old and shop.public_key.startswith("pk_")
+    html = response.content.decode()
+    assert "<html" not in html and f'data-project="{shop.public_key}"' in html
+
+
+def test_rotating_without_javascript_redirects_back(staff_client, shop):
+    response = staff_client.post(f"/admin/projects/{shop.pk}/rotate-key/")
+    assert response.status_code == 302 and response["Location"] == f"/admin/projects/{shop.pk}/"
+
+
+def test_rotating_needs_a_post_and_staff(client, reader_client, shop):
+    url = f"/admin/projects/{shop.pk}/rotate-key/"
+    old = shop.public_key
+    assert reader_client.post(url).status_code == 403
+    reader_client.logout()
+    assert client.post(url).status_code == 302  # to the login page
+    shop.refresh_from_db()
+    assert shop.public_key == old
+
+
+def test_rotating_is_refused_on_get(staff_client, shop):
+    assert staff_client.get(f"/admin/projects/{shop.pk}/rotate-key/").status_code == 405

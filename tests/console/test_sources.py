@@ -1,0 +1,111 @@
+"""Sources in the console: status, "Sync now", progress and run history."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from assistant.models import Project
+from ingestion.models import Source, SyncRun
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def docs(db):  # noqa: ANN001, ANN201
+    project = Project.objects.create(name="Docs site")
+    source = Source.objects.create(
+        project=project, kind="manual", name="FAQ", schedule="daily", status="ready",
+        config={"title": "FAQ", "text": "Hello"}, last_synced_at=timezone.now(),
+    )  # fmt: skip
+    SyncRun.objects.create(
+        source=source, status="partial", seen=3, added=2, failed=1,
+        errors=[{"url": "https://docs.example/broken", "error": "HTTP 500"}],
+        finished_at=timezone.now(),
+    )  # fmt: skip
+    return source
+
+
+def test_the_list_shows_status_and_the_next_scheduled_sync(staff_client, docs):
+    html = staff_client.get("/admin/sources/", {"project": docs.project_id}).content.decode()
+    assert "FAQ" in html and "Ready" in html
+    run = docs.runs.get()
+    assert (run.started_at + timedelta(days=1)).strftime("%b %-d") in html
+
+
+def test_the_source_page_shows_runs_with_their_errors(staff_client, docs):
+    html = staff_client.get(f"/admin/sources/{docs.pk}/").content.decode()
+    assert "Finished with errors" in html
+    assert "https://docs.example/broken" in html and "HTTP 500" in html
+    assert 'hx-trigger="every 1s"' not in html  # nothing running: no polling
+
+
+def test_a_running_sync_polls_its_progress_and_htmx_gets_the_partial(staff_client, docs):
+    SyncRun.objects.create(source=docs, status="running", done=3, total=12)
+    html = staff_client.get(f"/admin/sources/{docs.pk}/").content.decode()
+    assert 'hx-trigger="every 1s"' in html and 'aria-valuenow="25"' in html
+    partial = staff_client.get(f"/admin/sources/{docs.pk}/", HTTP_HX_REQUEST="true")
+    assert b"<html" not in partial.content and b'aria-valuenow="25"' in partial.content
+
+
+def test_sync_now_queues_one_sync_after_commit(
+    staff_client, docs, django_capture_on_commit_callbacks
+):
+    known = docs.runs.get()
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = staff_client.post(f"/admin/sources/{docs.pk}/sync/")
+    assert response.status_code == 302
+    assert response["Location"] == f"/admin/sources/{docs.pk}/?after={known.pk}"
+    assert len(callbacks) == 1
+    # Until the worker creates the new run, the page says so and keeps polling.
+    html = staff_client.get(response["Location"]).content.decode()
+    assert "Sync queued, waiting for a worker" in html and 'hx-trigger="every 1s"' in html
+    SyncRun.objects.create(source=docs, status="succeeded", finished_at=timezone.now())
+    html = staff_client.get(response["Location"]).content.decode()
+    assert "Sync queued" not in html and 'hx-trigger="every 1s"' not in html
+
+
+def test_sync_now_is_refused_on_get(staff_client, docs):
+    assert staff_client.get(f"/admin/sources/{docs.pk}/sync/").status_code == 405
+
+
+def test_sync_now_is_refused_to_non_staff(reader_client, docs, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        assert reader_client.post(f"/admin/sources/{docs.pk}/sync/").status_code == 403
+    assert callbacks == []
+
+
+def test_adding_a_website_source_stores_its_config(staff_client, docs):
+    response = staff_client.post(
+        f"/admin/sources/?project={docs.project_id}",
+        {"name": "Docs", "start_url": "http://127.0.0.1:9/docs/", "schedule": "weekly",
+         "max_pages": "50"},
+    )  # fmt: skip
+    source = Source.objects.get(project=docs.project, name="Docs")
+    assert response["Location"] == f"/admin/sources/{source.pk}/"
+    assert (source.kind, source.schedule) == ("website", "weekly")
+    assert source.config == {"start_url": "http://127.0.0.1:9/docs/", "max_pages": 50}
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "message"),
+    [
+        ({"name": "FAQ"}, "name", "already has a source with that name"),
+        ({"start_url": "ftp://x.example/"}, "start_url", "Enter an http or https URL."),
+        ({"start_url": ""}, "start_url", "This field is required."),
+        ({"max_pages": "0"}, "max_pages", "greater than or equal to 1"),
+    ],
+)
+def test_a_bad_website_source_shows_the_error_next_to_the_field_and_adds_nothing(
+    staff_client, docs, changes, field, message
+):
+    data = {"name": "Docs", "start_url": "https://docs.example/", "schedule": "off",
+            "max_pages": "10", **changes}  # fmt: skip
+    response = staff_client.post(f"/admin/sources/?project={docs.project_id}", data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    block = html.split(f'for="id_{field}"', 1)[1].split('<div class="field', 1)[0]
+    assert message in block
+    assert Source.objects.filter(project=docs.project).count() == 1

@@ -1,0 +1,188 @@
+"""Questions by text, answered by the real pipeline from the project's own documents.
+
+These tests are transactional: the answer runs in a worker thread with its own database
+connection, which sees only committed rows."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from assistant.models import Interaction, SmsConversation, SmsMessage
+from assistant.rag.types import SORRY
+from assistant.services import UNAVAILABLE
+from assistant.sms.text import CLEARED
+from tests.fake_ollama import unused_url
+from tests.sms.conftest import (
+    CALLER,
+    DOCS_URL,
+    FIELD_NUMBER,
+    OFFICE_NUMBER,
+    twiml_messages,
+    wait_until,
+)
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("restore_demo")]
+
+OIL = "How often should I change the generator oil?"
+
+
+def chats(server) -> list[list[dict]]:  # noqa: ANN001
+    return [r.body["messages"] for r in server.requests_to("/api/chat")]
+
+
+def test_it_answers_in_the_webhook_response_from_the_documents_of_the_number_texted(
+    webhook, field_project, office_project, twilio
+):
+    [reply] = twiml_messages(webhook.post(OIL, to=FIELD_NUMBER))
+    assert "250 running hours" in reply and len(reply) <= 320
+    assert reply.endswith(DOCS_URL + "generator-oil") or DOCS_URL + "generator-oil#" in reply
+    message = SmsMessage.objects.get(to_number=FIELD_NUMBER)
+    assert (message.status, message.delivery, message.reply) == ("replied", "twiml", reply)
+    logged = Interaction.objects.get(pk=message.interaction_id)
+    assert logged.channel == "sms" and logged.project == field_project
+    assert logged.conversation_id == message.conversation_id != ""
+
+    # The head office's number answers from the head office's documents only.
+    assert twiml_messages(webhook.post(OIL, to=OFFICE_NUMBER)) == [SORRY]
+    assert twilio.attempts == 0  # nothing went through the REST API
+
+
+def test_a_follow_up_carries_the_conversation_into_retrieval_and_the_prompt_until_reset(
+    webhook, field_project, ollama_llm
+):
+    field_project.generator = "ollama"
+    field_project.save()
+
+    [first] = twiml_messages(webhook.post(OIL))
+    assert first.startswith("The answer is 42.")
+    follow_up = "And how long must the engine cool first?"
+    twiml_messages(webhook.post(follow_up))
+    asked = Interaction.objects.filter(question=follow_up).get()
+    assert asked.retrieval_query == f"{OIL} {follow_up}"
+    assert chats(ollama_llm)[-1][1:] == [
+        {"role": "user", "content": OIL},
+        {"role": "assistant", "content": "The answer is 42."},
+        {"role": "user", "content": follow_up},
+    ]
+
+    assert twiml_messages(webhook.post(" Reset ")) == [CLEARED]
+    fresh = "How do I reset the pump controller?"
+    twiml_messages(webhook.post(fresh))
+    assert Interaction.objects.get(question=fresh).retrieval_query == fresh
+    assert chats(ollama_llm)[-1][1:] == [{"role": "user", "content": fresh}]
+    assert Interaction.objects.get(question=fresh).conversation_id != asked.conversation_id
+
+
+def test_the_prompt_carries_the_last_10_exchanges(webhook, field_project, ollama_llm):
+    field_project.generator = "ollama"
+    field_project.save()
+    SmsConversation.objects.create(
+        project=field_project, phone=CALLER, conversation_id="sms-long",
+        last_message_at=timezone.now() - timedelta(minutes=1),
+    )  # fmt: skip
+    for n in range(1, 13):
+        Interaction.objects.create(
+            project=field_project, channel="sms", conversation_id="sms-long",
+            question=f"question {n}", answer=f"answer {n}", retrieval_query=f"question {n}",
+        )  # fmt: skip
+    twiml_messages(webhook.post(OIL))
+    history = chats(ollama_llm)[-1][1:-1]
+    assert len(history) == 20
+    assert history[0] == {"role": "user", "content": "question 3"}
+    assert history[-1] == {"role": "assistant", "content": "answer 12"}
+
+
+def test_a_quiet_spell_of_30_minutes_forgets_the_conversation(webhook, field_project, ollama_llm):
+    field_project.generator = "ollama"
+    field_project.save()
+    twiml_messages(webhook.post(OIL))
+    SmsConversation.objects.filter(phone=CALLER).update(
+        last_message_at=timezone.now() - timedelta(minutes=30, seconds=1)
+    )
+    later = "How do I reset the pump controller?"
+    twiml_messages(webhook.post(later))
+    assert chats(ollama_llm)[-1][1:] == [{"role": "user", "content": later}]
+    first, second = Interaction.objects.order_by("created_at")
+    assert first.conversation_id != second.conversation_id
+
+
+def test_a_retried_question_is_answered_once(webhook, field_project, twilio):
+    sid = "SM" + "b" * 32
+    first = webhook.post(OIL, sid=sid)
+    again = webhook.post(OIL, sid=sid)
+    assert len(twiml_messages(first)) == 1 and twiml_messages(again) == []
+    assert Interaction.objects.count() == 1 and SmsMessage.objects.count() == 1
+    assert twilio.attempts == 0
+
+
+def test_a_slow_answer_is_acknowledged_at_once_then_sent_through_the_rest_api(
+    webhook, field_project, ollama_llm, twilio, settings
+):
+    field_project.generator = "ollama"
+    field_project.save()
+    ollama_llm.stall_before_first_token = 1.5
+    settings.SMS_INLINE_BUDGET = 0.3
+
+    response = webhook.post(OIL)
+    assert response.status_code == 200 and twiml_messages(response) == []
+
+    [sent] = twilio.wait_for_messages(1)
+    assert sent["To"] == CALLER and sent["From"] == FIELD_NUMBER
+    assert sent["Body"].startswith("The answer is 42. " + DOCS_URL + "generator-oil")
+    wait_until(lambda: SmsMessage.objects.get().status != "sending")
+    message = SmsMessage.objects.get()
+    assert (message.delivery, message.status, message.reply_sid) == ("rest", "replied", sent["sid"])
+    assert message.reply == sent["Body"]
+    assert twilio.attempts == 1
+
+
+def test_a_stalled_model_gets_the_friendly_message_within_the_timeout(
+    webhook, field_project, ollama_llm, twilio, settings
+):
+    field_project.generator = "ollama"
+    field_project.save()
+    ollama_llm.stall_before_first_token = 5
+    settings.ASKDOCS_OLLAMA_TIMEOUTS = {**settings.ASKDOCS_OLLAMA_TIMEOUTS, "first_token": 0.5}
+    assert twiml_messages(webhook.post(OIL)) == [UNAVAILABLE]
+    logged = Interaction.objects.get()
+    assert logged.error == "generator_unavailable"
+    assert twilio.attempts == 0
+
+
+def test_a_model_that_is_down_gets_the_friendly_message(webhook, field_project, settings):
+    from assistant import runtime
+
+    field_project.generator = "ollama"
+    field_project.save()
+    settings.OLLAMA_HOST = unused_url()
+    runtime.ollama_generator.cache_clear()
+    try:
+        assert twiml_messages(webhook.post(OIL)) == [UNAVAILABLE]
+    finally:
+        runtime.ollama_generator.cache_clear()
+    assert SmsMessage.objects.get().reply == UNAVAILABLE
+
+
+def test_an_open_circuit_gets_the_friendly_message_without_calling_the_model(
+    webhook, field_project, ollama_llm
+):
+    from assistant import runtime
+    from assistant.rag.ports import GeneratorUnavailable
+    from assistant.rag.prompting import build_prompt
+    from assistant.rag.types import Question
+
+    field_project.generator = "ollama"
+    field_project.save()
+    ollama_llm.fail_next(15, status=500)
+    for _ in range(5):  # five failed calls (of three attempts each) open the circuit
+        with pytest.raises(GeneratorUnavailable):
+            list(runtime.ollama_generator().stream(build_prompt(Question("x"), [])))
+    calls = len(ollama_llm.requests_to("/api/chat"))
+    assert calls == 15
+
+    assert twiml_messages(webhook.post(OIL)) == [UNAVAILABLE]
+    assert len(ollama_llm.requests_to("/api/chat")) == calls  # not called
+    assert Interaction.objects.get().error == "generator_unavailable"

@@ -1,0 +1,202 @@
+"""The HTTP API with the real pipeline on the demo content."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.models import Interaction, Project
+from assistant.rag.types import SORRY
+
+pytestmark = pytest.mark.django_db
+
+ORIGIN = "http://127.0.0.1:8000"
+
+
+def post(client, path, body, **headers):  # noqa: ANN001, ANN201
+    data = body if isinstance(body, str) else json.dumps(body)
+    return client.post(path, data, content_type="application/json", **headers)
+
+
+def ask(client, project, **body):  # noqa: ANN001, ANN201
+    return post(client, "/api/v1/ask", {"project": project.public_key, **body}, HTTP_ORIGIN=ORIGIN)
+
+
+def test_it_answers_the_refund_question_from_the_refund_document(client, demo):
+    response = ask(client, demo, question="How do I get my money back?", topic="Billing")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["refused"] is False
+    assert "refund" in body["answer"].lower()
+    assert body["sources"][0]["url"].startswith("https://help.acme.example/refunds")
+    assert body["sources"][0]["relevance"] >= 0.5
+    logged = Interaction.objects.get(answer_id=body["answer_id"])
+    assert logged.channel == "api" and logged.topic == "Billing"
+    assert logged.retrieval_query == "(Billing) How do I get my money back?"
+    assert logged.kept_count == len(body["sources"])
+    assert {"embed_ms", "search_ms", "rerank_ms", "total_ms"} <= set(logged.latency_ms)
+    assert len(logged.candidates) > logged.kept_count
+    assert all({"similarity", "relevance", "kept"} <= set(c) for c in logged.candidates)
+
+
+def test_it_refuses_the_student_discount_question(client, demo):
+    response = ask(client, demo, question="Do you offer a student discount?")
+    body = response.json()
+    assert response.status_code == 200
+    assert body == {
+        "answer_id": body["answer_id"], "answer": SORRY, "refused": True, "sources": []
+    }  # fmt: skip
+    logged = Interaction.objects.get(answer_id=body["answer_id"])
+    assert logged.refused and logged.generator == "" and logged.best_relevance < 0.5
+
+
+def test_the_project_key_can_travel_in_a_header(client, demo):
+    response = post(
+        client, "/api/v1/ask", {"question": "How do I rotate an API key?"},
+        HTTP_ORIGIN=ORIGIN, HTTP_X_PROJECT_KEY=demo.public_key,
+    )  # fmt: skip
+    assert response.status_code == 200
+    assert response.json()["sources"][0]["url"].startswith("https://help.acme.example/api-keys")
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"question": ""}, "question"),
+        ({"question": "x" * 2001}, "question"),
+        ({"topic": "Billing"}, "question"),
+        ({"question": "ok", "topic": "t" * 201}, "topic"),
+        ({"question": 42.5, "topic": ["a"]}, "topic"),
+    ],
+)
+def test_it_rejects_bad_questions_with_field_errors(client, demo, body, field):
+    before = Interaction.objects.count()
+    response = post(client, "/api/v1/ask", {"project": demo.public_key, **body}, HTTP_ORIGIN=ORIGIN)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid" and field in error["fields"]
+    assert Interaction.objects.count() == before
+
+
+def test_it_rejects_malformed_json(client, demo):
+    response = post(client, "/api/v1/ask", '{"question": "hi",', HTTP_ORIGIN=ORIGIN)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "malformed_json"
+
+
+def test_it_rejects_a_form_body(client, demo):
+    response = client.post("/api/v1/ask", {"question": "hi"}, HTTP_ORIGIN=ORIGIN)
+    assert response.status_code == 415
+    assert response.json()["error"]["code"] == "unsupported_media_type"
+
+
+def test_it_rejects_an_unknown_project_key(client, demo):
+    response = post(
+        client, "/api/v1/ask", {"project": "pk_nope", "question": "Hi?"}, HTTP_ORIGIN=ORIGIN
+    )
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "unknown_project"
+
+
+def test_it_rejects_an_origin_the_project_does_not_allow(client, demo):
+    response = post(
+        client, "/api/v1/ask", {"project": demo.public_key, "question": "Refund?"},
+        HTTP_ORIGIN="https://evil.example",
+    )  # fmt: skip
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "origin_not_allowed"
+    assert not Interaction.objects.exists()
+
+
+def test_without_an_origin_it_needs_the_secret_key(client, demo):
+    body = {"project": demo.public_key, "question": "How do I get my money back?"}
+    refused = post(client, "/api/v1/ask", body)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "origin_required"
+    wrong = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION="Bearer sk_wrong")
+    assert wrong.status_code == 403
+    ok = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION=f"Bearer {demo.secret_key}")
+    assert ok.status_code == 200
+
+
+def test_cors_preflight_is_allowed_only_for_a_known_origin(client, demo):
+    allowed = client.options(
+        "/api/v1/ask", HTTP_ORIGIN=ORIGIN, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+    )
+    assert allowed["Access-Control-Allow-Origin"] == ORIGIN
+    denied = client.options(
+        "/api/v1/ask", HTTP_ORIGIN="https://evil.example", HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+    )
+    assert "Access-Control-Allow-Origin" not in denied
+
+
+def test_a_new_origin_is_allowed_as_soon_as_it_is_saved(client, demo):
+    demo.allowed_origins = [*demo.allowed_origins, "https://app.example.com"]
+    demo.save()
+    response = client.options(
+        "/api/v1/ask", HTTP_ORIGIN="https://app.example.com",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+    )  # fmt: skip
+    assert response["Access-Control-Allow-Origin"] == "https://app.example.com"
+
+
+def test_retrieve_returns_scored_chunks(client, demo):
+    response = post(
+        client, "/api/v1/retrieve",
+        {"project": demo.public_key, "question": "When does it expire?",
+         "topic": "Retrieval endpoint token management", "num_results": 3},
+        HTTP_ORIGIN=ORIGIN,
+    )  # fmt: skip
+    assert response.status_code == 200
+    body = response.json()
+    assert body["query"] == "(Retrieval endpoint token management) When does it expire?"
+    assert len(body["chunks"]) == 3
+    top = body["chunks"][0]
+    assert "Token expiry" in top["title"] and top["relevant"] is True
+    assert top["relevance"] >= 0.5 and 0 < top["similarity"] <= 1
+    assert [c["relevance"] for c in body["chunks"]] == sorted(
+        [c["relevance"] for c in body["chunks"]], reverse=True
+    )
+
+
+def test_retrieve_without_rerank_orders_by_similarity(client, demo):
+    response = post(
+        client, "/api/v1/retrieve",
+        {"project": demo.public_key, "question": "refund", "rerank": False, "num_results": 4},
+        HTTP_ORIGIN=ORIGIN,
+    )  # fmt: skip
+    chunks = response.json()["chunks"]
+    assert all(c["relevance"] is None for c in chunks)
+    assert [c["similarity"] for c in chunks] == sorted(
+        [c["similarity"] for c in chunks], reverse=True
+    )
+
+
+def test_retrieve_validates_num_results(client, demo):
+    response = post(
+        client, "/api/v1/retrieve",
+        {"project": demo.public_key, "question": "refund", "num_results": 500},
+        HTTP_ORIGIN=ORIGIN,
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert "num_results" in response.json()["error"]["fields"]
+
+
+def test_projects_do_not_see_each_others_documents(client, demo):
+    other = Project.objects.create(name="Other", allowed_origins=[ORIGIN])
+    response = ask(client, other, question="How do I get my money back?", topic="Billing")
+    assert response.json()["refused"] is True
+    assert Interaction.objects.get(project=other).candidates == []
+
+
+def test_unknown_api_paths_answer_json(client):
+    response = client.get("/api/v1/nope")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_the_openapi_schema_is_served(client):
+    response = client.get("/api/v1/schema", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    assert b"/api/v1/ask" in response.content and b"/api/v1/retrieve" in response.content

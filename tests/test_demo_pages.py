@@ -1,0 +1,56 @@
+"""The demo host pages embed the widget with one script tag; the no-JS page is rate limited."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(
+    ("path", "topic", "question"),
+    [
+        ("/demo/", "Billing", "How do I get my money back?"),
+        ("/demo/billing/", "Billing", "How do I get my money back?"),
+        ("/demo/tokens/", "Retrieval endpoint token management", "When does my token expire?"),
+    ],
+)
+def test_each_demo_page_embeds_the_widget_with_its_topic(client, demo, path, topic, question):
+    response = client.get(path, HTTP_HOST="127.0.0.1:8000")
+    assert response.status_code == 200
+    html = response.content.decode()
+    tag = re.search(r"<script src=\"([^\"]+)\"([^>]*)>", html)
+    assert tag.group(1) == "http://127.0.0.1:8000/static/widget/widget.js"
+    assert f'data-project="{demo.public_key}"' in tag.group(2)
+    assert f'data-topic="{topic}"' in tag.group(2) and f'data-question="{question}"' in tag.group(2)
+    assert "not one of the demo" not in html
+
+
+def test_a_demo_page_says_when_its_origin_is_not_allowed(client, demo):
+    html = client.get("/demo/billing/", HTTP_HOST="localhost:9999").content.decode()
+    assert "http://localhost:9999</code>, which is not one of the demo" in html
+
+
+def test_an_unknown_demo_page_is_not_found(client, demo):
+    assert client.get("/demo/nothing/").status_code == 404
+
+
+def test_the_widget_script_is_served(client):
+    response = client.get("/static/widget/widget.js")
+    assert response.status_code == 200
+    body = b"".join(response.streaming_content).decode()
+    assert "attachShadow" in body
+    assert not re.search(r"\.(innerHTML|outerHTML|insertAdjacentHTML)\b|document\.write", body)
+
+
+def test_the_plain_ask_page_is_rate_limited_too(client, demo, settings):
+    settings.ASKDOCS_RATE_ASK_PER_CLIENT = "1/h"  # per hour: a minute window may roll over mid-test
+    address = f"10.5.{random.randint(0, 255)}.{random.randint(1, 254)}"
+    form = {"question": "Do you offer a student discount?"}
+    first = client.post("/", form, REMOTE_ADDR=address).content.decode()
+    second = client.post("/", form, REMOTE_ADDR=address).content.decode()
+    assert "sorry" in first.lower() and "Too many questions" not in first
+    assert "Too many questions" in second

@@ -1,0 +1,102 @@
+"""The whole answer path with the Ollama generator, against a local server that speaks
+Ollama's API (the only faked part), and the friendly message when it fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant import runtime, services
+from assistant.models import Interaction
+from assistant.rag.resilience import reset_circuits
+
+pytestmark = pytest.mark.django_db
+
+ORIGIN = "http://127.0.0.1:8000"
+
+
+@pytest.fixture
+def ollama_project(demo, fake_ollama, settings):  # noqa: ANN001, ANN201
+    settings.OLLAMA_HOST = fake_ollama.url
+    settings.ASKDOCS_OLLAMA_TIMEOUTS = {"connect": 1.0, "first_token": 0.5, "between_tokens": 0.5}
+    runtime.reset()
+    reset_circuits()
+    demo.generator = "ollama"
+    demo.save()
+    yield demo
+    runtime.reset()
+    reset_circuits()
+
+
+def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project, fake_ollama):
+    fake_ollama.tokens = ["You can ", "ask for a refund ", "within 30 days [1]."]
+    events = list(
+        services.ask_stream(
+            project=ollama_project, question="How do I get my money back?", topic="Billing"
+        )
+    )
+    kinds = [e.kind for e in events]
+    assert kinds == ["sources", "token", "token", "token", "done"]
+    assert "".join(e.data["text"] for e in events if e.kind == "token") == (
+        "You can ask for a refund within 30 days [1]."
+    )
+    (chat,) = fake_ollama.requests_to("/api/chat")
+    messages = chat.body["messages"]
+    assert messages[0]["role"] == "system"
+    assert "Getting your money back" in messages[0]["content"]
+    assert "general topic: Billing" in messages[0]["content"]
+    assert messages[-1] == {"role": "user", "content": "How do I get my money back?"}
+    logged = Interaction.objects.get(answer_id=events[-1].data["answer_id"])
+    assert logged.generator == "ollama:llama3.2" and not logged.refused
+    assert logged.latency_ms["first_token_ms"] > 0
+
+
+def test_a_refusal_never_reaches_ollama(ollama_project, fake_ollama):
+    result = services.ask(project=ollama_project, question="Do you offer a student discount?")
+    assert result.refused
+    assert fake_ollama.requests_to("/api/chat") == []
+
+
+def test_a_model_that_answers_with_the_sorry_sentence_counts_as_refused(
+    ollama_project, fake_ollama
+):
+    fake_ollama.tokens = ["I'm sorry, I couldn't find ", "an answer to your question."]
+    result = services.ask(project=ollama_project, question="How do I get my money back?")
+    assert result.refused and result.sources == []
+
+
+def test_an_error_mid_stream_ends_with_the_friendly_message(ollama_project, fake_ollama, client):
+    fake_ollama.tokens = ["Refunds ", "take ", "five ", "days."]
+    fake_ollama.error_after = 2
+    response = client.post(
+        "/api/v1/ask",
+        {"project": ollama_project.public_key, "question": "How do I get my money back?"},
+        content_type="application/json",
+        HTTP_ORIGIN=ORIGIN,
+    )
+    assert response.status_code == 503
+    assert response.json()["error"] == {
+        "code": "unavailable",
+        "message": services.UNAVAILABLE,
+    }
+    logged = Interaction.objects.get(project=ollama_project)
+    assert logged.error == "generator_unavailable"
+    assert logged.answer == "Refunds take "
+
+
+def test_a_stalled_server_hits_the_first_token_timeout(ollama_project, fake_ollama):
+    fake_ollama.stall_before_first_token = 5.0
+    result = services.ask(project=ollama_project, question="How do I get my money back?")
+    assert result.error == "unavailable" and result.answer == services.UNAVAILABLE
+    # The generation gave up after the 0.5 s first-token timeout, not after the 5 s stall.
+    logged = Interaction.objects.get(project=ollama_project)
+    assert logged.latency_ms["generate_ms"] < 4000
+
+
+def test_a_server_that_is_down_gives_the_friendly_message(ollama_project, settings):
+    from tests.fake_ollama import unused_url
+
+    settings.OLLAMA_HOST = unused_url()
+    runtime.reset()
+    result = services.ask(project=ollama_project, question="How do I get my money back?")
+    assert result.error == "unavailable"
+    assert Interaction.objects.get(project=ollama_project).error == "generator_unavailable"
