@@ -1,0 +1,87 @@
+"""A small website on 127.0.0.1 served from a folder, with redirects, error statuses and an
+optional delay per page: the crawler's outside world."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+FIXTURE = Path(__file__).parent / "site"
+
+
+class Site:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.redirects: dict[str, str] = {"/docs/billing-old.html": "/docs/billing.html"}
+        self.statuses: dict[str, int] = {"/docs/broken.html": 500}
+        self.delay = 0.0
+        self.requests: list[str] = []
+        # Paths whose answer waits until `released` is set: a crawl paused at a known point.
+        self.held: set[str] = set()
+        self.released = threading.Event()
+        site = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+                super().__init__(*args, directory=str(site.root), **kwargs)
+
+            def do_GET(self) -> None:  # noqa: N802
+                path = self.path.split("?")[0]
+                site.requests.append(path)
+                if site.delay and path.endswith(".html"):
+                    time.sleep(site.delay)
+                if path in site.held:
+                    site.released.wait(timeout=120)
+                if path in site.redirects:
+                    self.send_response(301)
+                    self.send_header("Location", site.redirects[path])
+                    self.end_headers()
+                    return
+                if path in site.statuses:
+                    self.send_error(site.statuses[path])
+                    return
+                if path.endswith("sitemap.xml"):
+                    body = (site.root / path.lstrip("/")).read_text()
+                    data = body.replace("{base}", site.url).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/xml")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
+                super().do_GET()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @classmethod
+    def copy_of_fixture(cls, folder: Path) -> Site:
+        root = folder / "site"
+        shutil.copytree(FIXTURE, root)
+        return cls(root)
+
+    def write(self, path: str, html: str) -> None:
+        (self.root / path.lstrip("/")).write_text(html)
+
+    def remove(self, path: str) -> None:
+        (self.root / path.lstrip("/")).unlink()
+
+    def start(self) -> Site:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def page(title: str, body: str) -> str:
+    head = f"<!doctype html><html><head><title>{title}</title></head>"
+    return f"{head}<body><main><h1>{title}</h1>{body}</main></body></html>"
