@@ -256,7 +256,7 @@ class _Log:
                     "chunk_id": c.chunk.id,
                     "title": c.chunk.title,
                     "url": c.chunk.url,
-                    "similarity": round(c.similarity, 4),
+                    "similarity": None if c.similarity is None else round(c.similarity, 4),
                     "relevance": None if c.relevance is None else round(c.relevance, 4),
                     "kept": c.kept,
                 }

@@ -22,7 +22,7 @@ class SandboxCandidate:
     title: str
     url: str
     text: str
-    similarity: float
+    similarity: float | None  # None: found by lexical search only
     relevance: float | None
     kept: bool
 

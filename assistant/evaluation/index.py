@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assistant.evaluation.dataset import Section
+from assistant.rag.adapters.bm25_index import Bm25Index
 from assistant.rag.chunking import chunk_markdown
 from assistant.rag.ports import Embedder, VectorStore
 from assistant.rag.retrieval import passage_text
@@ -37,6 +39,23 @@ class EvalIndex:
 
     def lookup(self, ids: Sequence[str]) -> dict[str, Chunk]:
         return {i: self.chunks[i].chunk for i in ids if i in self.chunks}
+
+    def lexical(self) -> EvalLexicalIndex:
+        return EvalLexicalIndex(
+            Bm25Index(list(self.chunks), [passage_text(c.chunk) for c in self.chunks.values()])
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EvalLexicalIndex:
+    """Implements `LexicalIndex` over the whole evaluation corpus (one project)."""
+
+    index: Bm25Index
+
+    def search(
+        self, query: str, *, k: int, where: Mapping[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        return self.index.search(query, k=k)
 
 
 def index_key(corpus_digest: str, embedder_id: str, chunk_tokens: int, overlap: int) -> str:

@@ -43,6 +43,14 @@ class VectorStore(Protocol):
     def count(self) -> int: ...
 
 
+class LexicalIndex(Protocol):
+    def search(
+        self, query: str, *, k: int, where: Mapping[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """The best `k` (chunk id, score) pairs by word overlap, best first."""
+        ...
+
+
 class Reranker(Protocol):
     id: str
 

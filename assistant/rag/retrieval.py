@@ -1,16 +1,21 @@
-"""Retrieval: `(topic) question` -> vector search -> cross-encoder rerank -> relevance gate."""
+"""Retrieval: `(topic) question` -> vector (+ lexical) search -> cross-encoder rerank -> gate."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from assistant.rag.ports import ChunkLookup, Embedder, Reranker, VectorStore
+from assistant.rag.ports import ChunkLookup, Embedder, LexicalIndex, Reranker, VectorStore
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: How many earlier user messages a follow-up carries into the retrieval query.
 HISTORY_QUESTIONS = 1
+#: How deep the vector and the lexical lists go before they are fused.
+FUSION_DEPTH = 30
+#: Reciprocal rank fusion's damping constant (Cormack et al. 2009): 60 lets a passage that
+#: both searches rank fairly high beat one that only one of them ranks first.
+RRF_K = 60
 
 
 def retrieval_query(question: Question) -> str:
@@ -40,6 +45,16 @@ def gate(candidates: list[Candidate], settings: Settings) -> None:
         candidate.kept = True
 
 
+def fuse(rankings: Sequence[Sequence[str]], *, k: int = RRF_K) -> list[str]:
+    """Reciprocal rank fusion: each list gives 1 / (k + rank) to its ids; best total first,
+    ties in order of first appearance."""
+    totals: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            totals[item] = totals.get(item, 0.0) + 1.0 / (k + rank)
+    return sorted(totals, key=lambda item: -totals[item])
+
+
 class Retriever:
     def __init__(
         self,
@@ -48,10 +63,12 @@ class Retriever:
         store: VectorStore,
         reranker: Reranker,
         chunks: ChunkLookup,
+        lexical: LexicalIndex | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.embedder = embedder
         self.store = store
+        self.lexical = lexical
         self.reranker = reranker
         self.chunks = chunks
         self.clock = clock
@@ -66,14 +83,25 @@ class Retriever:
         vector = self.embedder.embed_query(query)
         timings["embed_ms"] = _ms(started, self.clock())
 
+        hybrid = self.lexical is not None and settings.hybrid
+        depth = max(settings.num_candidates, FUSION_DEPTH) if hybrid else settings.num_candidates
         started = self.clock()
-        hits = self.store.query(vector, k=settings.num_candidates, where=where)
+        hits = self.store.query(vector, k=depth, where=where)
         timings["search_ms"] = _ms(started, self.clock())
+        similarity = {hit.id: hit.similarity for hit in hits}
+        order = [hit.id for hit in hits]
+
+        if hybrid and self.lexical is not None:
+            started = self.clock()
+            words = self.lexical.search(query, k=depth, where=where)
+            timings["lexical_ms"] = _ms(started, self.clock())
+            order = fuse([order, [chunk_id for chunk_id, _ in words]])
+        order = order[: settings.num_candidates]
 
         started = self.clock()
         # A vector without a row (a sync that died between writes) is skipped, not shown.
-        found = self.chunks([hit.id for hit in hits])
-        candidates = [Candidate(found[h.id], h.similarity) for h in hits if h.id in found]
+        found = self.chunks(order)
+        candidates = [Candidate(found[i], similarity.get(i)) for i in order if i in found]
         timings["lookup_ms"] = _ms(started, self.clock())
 
         if settings.rerank and candidates:
@@ -84,8 +112,7 @@ class Retriever:
             candidates.sort(key=lambda c: c.relevance or 0.0, reverse=True)
             timings["rerank_ms"] = _ms(started, self.clock())
             gate(candidates, settings)
-        else:
-            candidates.sort(key=lambda c: c.similarity, reverse=True)
+        else:  # search order (fused when hybrid) stands
             for candidate in candidates[: settings.max_kept]:
                 candidate.kept = True
 

@@ -41,10 +41,11 @@ class Chunk:
 
 @dataclass(slots=True)
 class Candidate:
-    """A chunk returned by vector search, scored by the reranker."""
+    """A chunk found by vector or lexical search, scored by the reranker. `similarity` is the
+    cosine to the query; None when only lexical search found the chunk."""
 
     chunk: Chunk
-    similarity: float
+    similarity: float | None
     relevance: float | None = None
     kept: bool = False
 
@@ -57,6 +58,8 @@ class Settings:
     num_candidates: int = 20
     max_kept: int = 5
     rerank: bool = True
+    #: Fuse lexical (BM25) search with vector search, when a lexical index is configured.
+    hybrid: bool = True
 
 
 @dataclass(slots=True)

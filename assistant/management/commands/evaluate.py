@@ -9,7 +9,9 @@ from assistant import runtime
 from assistant.evaluation.dataset import DatasetError, file_digest, load_corpus, load_queries
 from assistant.evaluation.index import index_key, load_or_build
 from assistant.evaluation.runner import RunConfig, evaluate
+from assistant.models import Project
 from assistant.rag.adapters.chroma_store import ChromaStore
+from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
 from assistant.rag.retrieval import Retriever
 
 
@@ -25,7 +27,18 @@ class Command(BaseCommand):
         parser.add_argument("--topic", choices=["auto", "none"], default="auto")
         parser.add_argument("--no-rerank", action="store_true")
         parser.add_argument("--threshold", type=float, default=settings.ASKDOCS_DEFAULT_THRESHOLD)
-        parser.add_argument("--candidates", type=int, default=20)
+        parser.add_argument(
+            "--candidates", type=int, default=Project._meta.get_field("num_candidates").default,
+            help="How many search results the cross-encoder scores",
+        )  # fmt: skip
+        parser.add_argument(
+            "--retrieval", choices=["hybrid", "vector"], default="hybrid",
+            help="hybrid: vector and BM25 search fused by reciprocal rank",
+        )  # fmt: skip
+        parser.add_argument(
+            "--rerank-tokens", type=int, default=settings.ASKDOCS_RERANK_MAX_TOKENS,
+            help="Query and passage tokens the cross-encoder reads",
+        )  # fmt: skip
         parser.add_argument("--limit", type=int, help="Only the first N queries")
         parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
 
@@ -36,6 +49,10 @@ class Command(BaseCommand):
                 raise CommandError(f"No such file: {path}")
         if not 0.0 <= options["threshold"] <= 1.0:
             raise CommandError("--threshold must be between 0 and 1.")
+        if not 1 <= options["candidates"] <= 200:
+            raise CommandError("--candidates must be between 1 and 200.")
+        if not 32 <= options["rerank_tokens"] <= 512:
+            raise CommandError("--rerank-tokens must be between 32 and 512.")
         try:
             queries = load_queries(options["queries"])
         except DatasetError as exc:
@@ -78,14 +95,19 @@ class Command(BaseCommand):
             f"({'built' if index.built else 'from cache'})."
         )
 
+        reranker = FlashrankReranker(
+            cache_dir=settings.ASKDOCS_MODEL_CACHE, max_tokens=options["rerank_tokens"],
+            threads=settings.ASKDOCS_MODEL_THREADS,
+        )  # fmt: skip
         retriever = Retriever(
-            embedder=embedder, store=index.store, reranker=runtime.reranker(), chunks=index.lookup
-        )
+            embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup,
+            lexical=index.lexical() if options["retrieval"] == "hybrid" else None,
+        )  # fmt: skip
         config = RunConfig(
             topic=options["topic"], rerank=not options["no_rerank"],
             threshold=options["threshold"], num_candidates=options["candidates"],
         )  # fmt: skip
-        runtime.reranker().score("warm up", ["warm up"])  # load the model outside the timings
+        reranker.score("warm up", ["warm up"])  # load the model outside the timings
         asked = tqdm(desc="Asking", total=len(queries), file=self.stderr._out, disable=None)
         report = evaluate(
             index=index, retriever=retriever, queries=queries, config=config,
@@ -96,7 +118,8 @@ class Command(BaseCommand):
         report["config"]["queries"] = str(options["queries"])
         report["config"]["embedder"] = embedder.id
         report["config"]["chunk_tokens"] = chunk_tokens
-        report["config"]["rerank_tokens"] = settings.ASKDOCS_RERANK_MAX_TOKENS
+        report["config"]["rerank_tokens"] = options["rerank_tokens"]
+        report["config"]["retrieval"] = options["retrieval"]
         if options["json"]:
             options["json"].write_text(json.dumps(report, indent=2) + "\n")
         self.stdout.write(self._format(report))

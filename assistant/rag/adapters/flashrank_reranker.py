@@ -16,6 +16,7 @@ from assistant.rag.adapters.model_files import (
     PackageDirs,
     prepare_flashrank_cache,
 )
+from assistant.rag.adapters.workers import Workers
 
 
 class FlashrankReranker:
@@ -41,7 +42,10 @@ class FlashrankReranker:
         # Query and passage together. Cost grows with it: 20 candidates of 256 tokens take about
         # a second on two cores.
         self.max_tokens = max_tokens
+        # Runs go to `threads` workers sharing one single-threaded session (see workers.py);
+        # one pool per process, so concurrent questions share the cores instead of fighting.
         self.threads = threads
+        self._workers = Workers(threads, "reranker")
         # The INT8 model quantizes activations with one scale per batch, so a passage's score
         # shifts (by up to ~0.03) with whatever else shares its batch, and padding to the longest
         # passage costs time. One passage per run keeps scores reproducible, and measured no
@@ -60,12 +64,19 @@ class FlashrankReranker:
             return []
         ranker = self._ensure_ranker()
         items = [{"id": i, "text": text} for i, text in enumerate(passages)]
+        batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
+
+        def run(batch: list[dict[str, object]]) -> list[dict[str, object]]:
+            results: list[dict[str, object]] = ranker.rerank(
+                RerankRequest(query=query, passages=batch)
+            )
+            return results
+
         scores = [0.0] * len(items)
-        for start in range(0, len(items), self.batch_size):
-            request = RerankRequest(query=query, passages=items[start : start + self.batch_size])
+        for results in self._workers.map(run, batches):
             # flashrank returns passages sorted by score; the ids put them back in input order.
-            for result in ranker.rerank(request):
-                scores[result["id"]] = float(result["score"])
+            for result in results:
+                scores[int(result["id"])] = float(result["score"])  # type: ignore[call-overload]
         return scores
 
     def _ensure_ranker(self) -> Ranker:
@@ -92,9 +103,9 @@ class FlashrankReranker:
             )
         finally:
             root.removeHandler(placeholder)
-        # flashrank's own session uses every core; ours uses the configured thread count.
+        # flashrank's own session uses every core; ours is single-threaded, run by the workers.
         options = ort.SessionOptions()
-        options.intra_op_num_threads = self.threads
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         ranker.session = ort.InferenceSession(
             str(ranker.model_dir / FLASHRANK_MODEL_FILE),

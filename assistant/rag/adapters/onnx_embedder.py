@@ -18,6 +18,7 @@ from assistant.rag.adapters.model_files import (
     PackageDirs,
     verified_files,
 )
+from assistant.rag.adapters.workers import Workers
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
@@ -76,7 +77,10 @@ class OnnxEmbedder:
         self.id = f"onnx:{self.spec.name}"
         self.dimension = self.spec.dimension
         self.max_tokens = self.spec.max_tokens
+        # Runs (one text each by default) go to `threads` workers sharing one single-threaded
+        # session (see workers.py).
         self.threads = threads
+        self._workers = Workers(threads, "embedder")
         # One text per run by default: bge's INT8 graph quantizes activations with one scale per
         # batch, so batching makes a text's vector depend on its batch mates (cosine ~0.994),
         # and on the Ray docs corpus batch 1 was also the fastest (2 threads: 7.5 sections/s
@@ -140,7 +144,7 @@ class OnnxEmbedder:
                     files = {"model.onnx": self.spec.files["model.onnx"]}
                     path = verified_files(files, package_dirs=self._package_dirs)["model.onnx"]
                     options = ort.SessionOptions()
-                    options.intra_op_num_threads = self.threads
+                    options.intra_op_num_threads = 1
                     options.inter_op_num_threads = 1
                     self._session = ort.InferenceSession(
                         str(path), sess_options=options, providers=["CPUExecutionProvider"]
@@ -154,9 +158,9 @@ class OnnxEmbedder:
         session = self._ensure_session()
         # Longest first, so each batch holds texts of similar length and pads little.
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids), reverse=True)
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
+        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+
+        def run(batch: list[int]) -> NDArray[np.float32]:
             width = len(encodings[batch[0]].ids)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
@@ -168,10 +172,14 @@ class OnnxEmbedder:
                 ["last_hidden_state"],
                 {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
             )
-            out[batch] = self._pool(np.asarray(hidden, dtype=np.float32), mask)
+            return self._pooled(np.asarray(hidden, dtype=np.float32), mask)
+
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for batch, vectors in zip(batches, self._workers.map(run, batches), strict=True):
+            out[batch] = vectors
         return out
 
-    def _pool(self, hidden: NDArray[np.float32], mask: NDArray[np.int64]) -> NDArray[np.float32]:
+    def _pooled(self, hidden: NDArray[np.float32], mask: NDArray[np.int64]) -> NDArray[np.float32]:
         if self.spec.pooling == "cls":
             pooled = hidden[:, 0]
         else:
