@@ -62,6 +62,12 @@ class Project(models.Model):
     num_candidates = models.PositiveSmallIntegerField(
         default=20, validators=[MinValueValidator(1), MaxValueValidator(100)]
     )
+    rerank_top = models.PositiveSmallIntegerField(
+        default=5,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
+        help_text="How many of the candidates, best first, the cross-encoder reads. It is the "
+        "cost of a question: about 60 CPU-ms each.",
+    )
     max_kept = models.PositiveSmallIntegerField(
         default=5, validators=[MinValueValidator(1), MaxValueValidator(20)]
     )

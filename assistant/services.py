@@ -44,6 +44,7 @@ def project_settings(project: Project) -> Settings:
     return Settings(
         threshold=project.threshold,
         num_candidates=project.num_candidates,
+        rerank_top=project.rerank_top,
         max_kept=project.max_kept,
     )
 

@@ -35,10 +35,19 @@ class ProjectForm(forms.ModelForm):
 
     class Meta:
         model = Project
-        fields = ["name", "allowed_origins", "threshold", "num_candidates", "max_kept", "generator"]
-        labels = {"num_candidates": "Candidates", "max_kept": "Kept at most"}
+        fields = [
+            "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
+            "generator",
+        ]  # fmt: skip
+        labels = {
+            "num_candidates": "Candidates",
+            "rerank_top": "Reranked",
+            "max_kept": "Kept at most",
+        }
         help_texts = {
             "threshold": "Chunks scoring at least this (0–1) may be used in an answer.",
-            "num_candidates": "Nearest chunks reranked per question.",
+            "num_candidates": "Nearest chunks found per question.",
+            "rerank_top": "Of those, how many (best first) the cross-encoder scores: each "
+            "costs about 60 CPU-ms.",
             "max_kept": "Chunks at most in the prompt.",
         }

@@ -48,7 +48,10 @@ class SandboxRun:
 
 def sandbox_run(*, project: Project, question: str, topic: str, threshold: float) -> SandboxRun:
     settings = Settings(
-        threshold=threshold, num_candidates=project.num_candidates, max_kept=project.max_kept
+        threshold=threshold,
+        num_candidates=project.num_candidates,
+        rerank_top=project.rerank_top,
+        max_kept=project.max_kept,
     )
     asked = Question(text=question.strip(), topic=topic.strip())
     try:

@@ -30,6 +30,7 @@ class RunConfig:
     rerank: bool = True
     threshold: float = 0.5
     num_candidates: int = 20
+    rerank_top: int = 5
     max_kept: int = 5
 
 
@@ -44,6 +45,7 @@ def evaluate(
     settings = Settings(
         threshold=config.threshold,
         num_candidates=config.num_candidates,
+        rerank_top=config.rerank_top,
         max_kept=config.max_kept,
         rerank=config.rerank,
     )
@@ -99,7 +101,8 @@ def evaluate(
     report["latency_ms"] = {stage: median_p95(v) for stage, v in stages.items()}
     report["config"] = {
         "topic": config.topic, "rerank": config.rerank, "threshold": config.threshold,
-        "num_candidates": config.num_candidates, "index": index.key,
+        "num_candidates": config.num_candidates, "rerank_top": config.rerank_top,
+        "index": index.key,
         "chunks": len(index.chunks),
     }  # fmt: skip
     return report

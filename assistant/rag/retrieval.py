@@ -83,7 +83,7 @@ class Retriever:
         vector = self.embedder.embed_query(query)
         timings["embed_ms"] = _ms(started, self.clock())
 
-        hybrid = self.lexical is not None and settings.hybrid
+        hybrid = self.lexical is not None
         depth = max(settings.num_candidates, FUSION_DEPTH) if hybrid else settings.num_candidates
         started = self.clock()
         hits = self.store.query(vector, k=depth, where=where)
@@ -91,7 +91,7 @@ class Retriever:
         similarity = {hit.id: hit.similarity for hit in hits}
         order = [hit.id for hit in hits]
 
-        if hybrid and self.lexical is not None:
+        if self.lexical is not None:
             started = self.clock()
             words = self.lexical.search(query, k=depth, where=where)
             timings["lexical_ms"] = _ms(started, self.clock())
@@ -106,10 +106,14 @@ class Retriever:
 
         if settings.rerank and candidates:
             started = self.clock()
-            scores = self.reranker.score(query, [passage_text(c.chunk) for c in candidates])
-            for candidate, score in zip(candidates, scores, strict=True):
+            # A cascade: search orders all candidates, the cross-encoder reads the head and
+            # puts it in its order; the tail keeps search order and is never kept.
+            head = candidates[: settings.rerank_top or len(candidates)]
+            scores = self.reranker.score(query, [passage_text(c.chunk) for c in head])
+            for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)
-            candidates.sort(key=lambda c: c.relevance or 0.0, reverse=True)
+            head.sort(key=lambda c: c.relevance or 0.0, reverse=True)
+            candidates[: len(head)] = head
             timings["rerank_ms"] = _ms(started, self.clock())
             gate(candidates, settings)
         else:  # search order (fused when hybrid) stands

@@ -26,7 +26,8 @@
       row.classList.toggle("kept", passes);
       row.classList.toggle("dropped", !passes);
       var cell = row.querySelector("[data-passed]");
-      if (cell) cell.innerHTML = passes ? '<span class="pill ok">kept</span>' : '<span class="pill">below</span>';
+      var label = passes ? "kept" : raw === "" ? "not reranked" : "below";
+      if (cell) cell.innerHTML = '<span class="pill' + (passes ? " ok" : "") + '">' + label + "</span>";
     });
     var verdict = box.querySelector("[data-verdict]");
     if (verdict) {

@@ -18,7 +18,8 @@ def form_data(project, **changes):  # noqa: ANN001, ANN201
     data = {
         "name": project.name, "allowed_origins": "\n".join(project.allowed_origins),
         "threshold": project.threshold, "num_candidates": project.num_candidates,
-        "max_kept": project.max_kept, "generator": project.generator,
+        "rerank_top": project.rerank_top, "max_kept": project.max_kept,
+        "generator": project.generator,
     }  # fmt: skip
     data.update(changes)
     return data
@@ -37,12 +38,13 @@ def test_saving_normalises_origins_and_applies_the_settings(staff_client, shop):
     response = staff_client.post(
         f"/admin/projects/{shop.pk}/",
         form_data(shop, allowed_origins="HTTPS://Shop.Example:443/\nhttp://127.0.0.1:8000",
-                  threshold="0.35"),
+                  threshold="0.35", rerank_top="8"),
     )  # fmt: skip
     assert response.status_code == 302
     shop.refresh_from_db()
     assert shop.allowed_origins == ["https://shop.example", "http://127.0.0.1:8000"]
     assert shop.threshold == 0.35
+    assert shop.rerank_top == 8
     assert b"Project saved." in staff_client.get(response["Location"]).content
 
 
@@ -53,6 +55,7 @@ def test_saving_normalises_origins_and_applies_the_settings(staff_client, shop):
          "must be an origin only"),
         ({"threshold": "1.5"}, "threshold", "less than or equal to 1"),
         ({"max_kept": "0"}, "max_kept", "greater than or equal to 1"),
+        ({"rerank_top": "0"}, "rerank_top", "greater than or equal to 1"),
         ({"name": ""}, "name", "This field is required."),
     ],
 )  # fmt: skip

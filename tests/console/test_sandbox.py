@@ -25,8 +25,12 @@ def test_it_shows_the_query_every_candidate_the_prompt_and_the_answer(staff_clie
     assert "(Billing) How do I get my money back?" in html
     rows = candidate_rows(html)
     assert len(rows) == demo.num_candidates
-    scores = [float(score) for _, score in rows]
+    # The cross-encoder read the search's best `rerank_top`; they come first, best first.
+    scores = [float(score) for _, score in rows if score]
+    assert len(scores) == demo.rerank_top
     assert scores == sorted(scores, reverse=True)
+    assert all(score == "" for _, score in rows[demo.rerank_top :])
+    assert html.count(">not reranked<") == demo.num_candidates - demo.rerank_top
     # kept = at or above the project's threshold, at most max_kept
     kept = [s for cls, s in rows if cls == "kept"]
     assert kept and all(float(s) >= demo.threshold for s in kept)

@@ -110,15 +110,24 @@ def test_lexical_only_candidates_have_no_similarity(embedder, reranker, tmp_path
     assert result.kept[0].chunk.id == "serve-1"
 
 
-def test_settings_can_turn_hybrid_off(embedder, reranker, store):  # noqa: ANN001
-    lexical = Lexical(DOCS)
-    retriever = Retriever(
-        embedder=embedder, store=store, reranker=reranker, chunks=lookup, lexical=lexical
+def test_the_cross_encoder_reads_only_the_head_and_only_the_head_can_be_kept(
+    embedder, reranker, store
+):  # noqa: ANN001
+    retriever = Retriever(embedder=embedder, store=store, reranker=reranker, chunks=lookup)
+    everything = retriever.retrieve(Question("num_replicas"), Settings(num_candidates=4))
+    head = retriever.retrieve(Question("num_replicas"), Settings(num_candidates=4, rerank_top=2))
+    assert [c.relevance is None for c in head.candidates] == [False, False, True, True]
+    # The tail keeps search order and is never kept, even when its chunk is relevant.
+    assert head.candidates[2].similarity >= head.candidates[3].similarity
+    assert all(c.kept is False for c in head.candidates[2:])
+    # The head is the search's best two, in the cross-encoder's order, scored as before.
+    assert {c.chunk.id for c in head.candidates[:2]} == {
+        c.chunk.id for c in sorted(everything.candidates, key=lambda c: -c.similarity)[:2]
+    }
+    scores = {c.chunk.id: c.relevance for c in everything.candidates}
+    assert [c.relevance for c in head.candidates[:2]] == sorted(
+        (scores[c.chunk.id] for c in head.candidates[:2]), reverse=True
     )
-    result = retriever.retrieve(Question("num_replicas"), Settings(num_candidates=2, hybrid=False))
-    assert lexical.queries == []
-    assert "lexical_ms" not in result.timings_ms
-    assert len(result.candidates) == 2
 
 
 def test_workers_keep_input_order_and_use_several_threads():

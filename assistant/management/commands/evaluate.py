@@ -32,7 +32,11 @@ class Command(BaseCommand):
             help="How many search results the cross-encoder scores",
         )  # fmt: skip
         parser.add_argument(
-            "--retrieval", choices=["hybrid", "vector"], default="hybrid",
+            "--rerank-top", type=int, default=Project._meta.get_field("rerank_top").default,
+            help="How many candidates, best first by search, the cross-encoder reads (0: all)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--retrieval", choices=["hybrid", "vector"], default="vector",
             help="hybrid: vector and BM25 search fused by reciprocal rank",
         )  # fmt: skip
         parser.add_argument(
@@ -51,6 +55,8 @@ class Command(BaseCommand):
             raise CommandError("--threshold must be between 0 and 1.")
         if not 1 <= options["candidates"] <= 200:
             raise CommandError("--candidates must be between 1 and 200.")
+        if not 0 <= options["rerank_top"] <= 200:
+            raise CommandError("--rerank-top must be between 0 and 200.")
         if not 32 <= options["rerank_tokens"] <= 512:
             raise CommandError("--rerank-tokens must be between 32 and 512.")
         try:
@@ -106,6 +112,7 @@ class Command(BaseCommand):
         config = RunConfig(
             topic=options["topic"], rerank=not options["no_rerank"],
             threshold=options["threshold"], num_candidates=options["candidates"],
+            rerank_top=options["rerank_top"],
         )  # fmt: skip
         reranker.score("warm up", ["warm up"])  # load the model outside the timings
         asked = tqdm(desc="Asking", total=len(queries), file=self.stderr._out, disable=None)
