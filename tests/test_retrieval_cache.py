@@ -189,3 +189,14 @@ def test_an_index_change_in_another_process_invalidates_this_ones_entries(office
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
     assert index_scope(project_id=project.id) != before
     assert not hit(ask(project, question=OFFICE, topic=""))
+
+
+def test_the_latency_measure_reports_hits_for_every_repeated_question(demo):
+    from assistant.evaluation.cache_latency import retrieval_cache_latency
+
+    report = retrieval_cache_latency(
+        project=demo, questions=[("Billing", "How do I get my money back?"), ("", "refund")],
+        rounds=2,
+    )  # fmt: skip
+    assert report["questions"] == 2 and report["hit_rate"] == 1.0
+    assert report["repeated_ms"]["median"] < report["uncached_ms"]["median"]
