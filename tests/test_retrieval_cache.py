@@ -8,18 +8,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import timedelta
 
 import pytest
 from django.conf import settings as django_settings
 from django.core.cache import caches
+from django.utils import timezone
 
 from assistant import services
 from assistant.console.sandbox import sandbox_run
 from assistant.models import Interaction, Project
 from assistant.rag.adapters.django_cache import index_scope
 from assistant.rag.types import SORRY, Turn
-from ingestion.models import Document, Source
+from ingestion.models import Document, Source, SyncRun
 from ingestion.services import document_delete, document_upsert
+from ingestion.sync import sync_run_start
 
 pytestmark = pytest.mark.django_db
 
@@ -111,6 +114,15 @@ def test_deleting_a_document_or_a_source_invalidates_the_cache(office):
     source.delete()  # as the admin does: the rows go, the vectors are skipped
     after = ask(project, question=OFFICE, topic="")
     assert not hit(after) and after.refused
+
+
+def test_taking_over_from_a_killed_sync_invalidates_the_cache(office):
+    project, source = office
+    ask(project, question=OFFICE, topic="")
+    dead = SyncRun.objects.create(source=source, trigger="manual", worker="elsewhere:1")
+    SyncRun.objects.filter(pk=dead.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    sync_run_start(source=source, trigger="manual")
+    assert not hit(ask(project, question=OFFICE, topic=""))
 
 
 def test_an_unchanged_upsert_keeps_the_cache(office):
