@@ -145,7 +145,8 @@ class RetrieveApi(APIView):
         )
         question = Question(data.validated_data["question"], data.validated_data["topic"])
         try:
-            retrieval = runtime.retriever().retrieve(question, knobs, {"project_id": project.id})
+            retriever = runtime.answer_retriever(project_id=project.id)
+            retrieval = retriever.retrieve(question, knobs, {"project_id": project.id})
         except Exception as exc:
             raise ApiError(
                 "unavailable", services.UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE

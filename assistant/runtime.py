@@ -3,14 +3,16 @@ process, never at import time (Celery forks after import; a forked ONNX session 
 
 from __future__ import annotations
 
+import logging
 import threading
 from functools import cache
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from assistant.rag.caching import CachingRetriever
 from assistant.rag.extractive import ExtractiveGenerator
-from assistant.rag.ports import Embedder, Generator, Reranker, VectorStore
+from assistant.rag.ports import Embedder, Generator, Reranker, Retrieves, VectorStore
 from assistant.rag.retrieval import Retriever
 
 if TYPE_CHECKING:
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 # Adapters are imported inside the factories: onnxruntime and chromadb take a second to
 # import, and management commands that never answer a question should not pay for it.
 
+logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 
 
@@ -117,6 +120,24 @@ def retriever() -> Retriever:
     return Retriever(
         embedder=embedder(), store=chunk_store(), reranker=reranker(), chunks=chunks_by_vector_id
     )
+
+
+def answer_retriever(*, project_id: int) -> Retrieves:
+    """The retriever for users' questions (widget, API, SMS): repeated questions come from the
+    cache until the project's index changes. The console sandbox and the evaluation runner
+    use `retriever()`, because they exist to watch the pipeline itself run."""
+    plain = retriever()
+    ttl = settings.ASKDOCS_RETRIEVAL_CACHE_SECONDS
+    if not ttl:
+        return plain
+    from assistant.rag.adapters.django_cache import DjangoRetrievalCache, index_scope
+
+    try:
+        scope = index_scope(project_id=project_id)
+    except Exception:  # noqa: BLE001 - without the cache the answer is slower, not wrong
+        logger.warning("retrieval cache unreachable; answering without it", exc_info=True)
+        return plain
+    return CachingRetriever(plain, cache=DjangoRetrievalCache(ttl_seconds=ttl), scope=scope)
 
 
 def reset() -> None:

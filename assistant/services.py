@@ -90,7 +90,8 @@ def ask_stream(
         asked = log.question = _with_memory(log, user_key, asked, clock)
     try:
         pipeline = Pipeline(
-            retriever=runtime.retriever(), generator=runtime.generator_for(project.generator)
+            retriever=runtime.answer_retriever(project_id=project.id),
+            generator=runtime.generator_for(project.generator),
         )
         answer = pipeline.answer(asked, project_settings(project), {"project_id": project.id})
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way

@@ -140,11 +140,27 @@ if REDIS_URL:
         }
     }
     CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+        },
+        "retrieval": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "retrieval",
+        },
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        # Its own store, so that many different questions never evict rate-limit counters.
+        "retrieval": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "retrieval",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        },
+    }
 
 # --- Celery ------------------------------------------------------------------------------------
 CELERY_BROKER_URL = env("CELERY_BROKER_URL") or REDIS_URL or "memory://"
@@ -180,6 +196,8 @@ ASKDOCS_MODEL_THREADS = envint("ASKDOCS_MODEL_THREADS", min(2, os.cpu_count() or
 ASKDOCS_RERANK_MAX_TOKENS = envint("ASKDOCS_RERANK_MAX_TOKENS", 256, minimum=32, maximum=512)
 ASKDOCS_CHUNK_TOKENS = envint("ASKDOCS_CHUNK_TOKENS", 256, minimum=32, maximum=512)
 ASKDOCS_DEFAULT_THRESHOLD = envfloat("ASKDOCS_DEFAULT_THRESHOLD", 0.5, minimum=0.0, maximum=1.0)
+# Repeated questions are served from a cache until the project's index changes; 0: off.
+ASKDOCS_RETRIEVAL_CACHE_SECONDS = envint("ASKDOCS_RETRIEVAL_CACHE_SECONDS", 3600, minimum=0)
 ASKDOCS_MAX_QUESTION_CHARS = envint("ASKDOCS_MAX_QUESTION_CHARS", 2000, minimum=10)
 ASKDOCS_OLLAMA_TIMEOUTS = {
     "connect": envfloat("OLLAMA_CONNECT_TIMEOUT", 2.0, minimum=0.1),

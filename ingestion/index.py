@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from assistant import runtime
+from assistant.rag.adapters.django_cache import index_changed, retrieval_cache_clear
 from ingestion.models import Chunk, Document
 from ingestion.selectors import IndexReport, index_report
 
@@ -18,10 +19,20 @@ def index_check(*, repair: bool = False, project_id: int | None = None) -> Index
         return report
     if report.vectors_without_rows:
         store.delete(report.vectors_without_rows)
+        # Retrieval skipped those vectors, but a cached result may hold fewer candidates.
+        _changed(project_id)
     if report.rows_without_vectors:
         broken = Chunk.objects.filter(vector_id__in=report.rows_without_vectors)
         document_ids = set(broken.values_list("document_id", flat=True))
         Document.objects.filter(pk__in=document_ids).update(content_hash="")
         # The document's other vectors stay; a re-sync re-embeds only the missing ones.
         broken.delete()
+        _changed(project_id)
     return report
+
+
+def _changed(project_id: int | None) -> None:
+    if project_id is not None:
+        index_changed(project_id=project_id)
+    else:
+        retrieval_cache_clear()

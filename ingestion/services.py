@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 
 from assistant import runtime
+from assistant.rag.adapters.django_cache import index_changed
 from assistant.rag.chunking import Piece, chunk_markdown
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk as PassageChunk
@@ -183,15 +184,18 @@ def _write(
             all_stale += stale
     if all_stale:
         store.delete(all_stale)
+    index_changed(project_id=source.project_id)
     return results
 
 
 def document_delete(*, document: Document) -> int:
     """Remove a document that disappeared from its source, rows first, then vectors."""
     vector_ids = list(document.chunks.values_list("vector_id", flat=True))
+    project_id = document.source.project_id
     document.delete()
     if vector_ids:
         runtime.chunk_store().delete(vector_ids)
+    index_changed(project_id=project_id)
     return len(vector_ids)
 
 

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from assistant.rag.adapters.django_cache import index_changed
 from ingestion.connectors import connector_for
 from ingestion.connectors.base import ConnectorError, Failed, Fetched, Gone, Total
 from ingestion.models import Document, Source, SyncRun
@@ -44,13 +45,16 @@ def sync_run_start(*, source: Source, trigger: str) -> SyncRun:
         running = SyncRun.objects.filter(source=source, status=SyncRun.Status.RUNNING)
         if any(_alive(run, now) for run in running):
             raise SyncAlreadyRunning(f"{source} is already being synced")
-        running.update(
+        interrupted = running.update(
             status=SyncRun.Status.INTERRUPTED,
             finished_at=now,
             message="The worker stopped before this run finished; the next run took over.",
         )
         run = SyncRun.objects.create(source=source, trigger=trigger, worker=_worker())
         Source.objects.filter(pk=source.pk).update(status=Source.Status.SYNCING)
+    if interrupted:
+        # A killed run may have changed chunks after its last cache invalidation.
+        index_changed(project_id=source.project_id)
     return run
 
 

@@ -37,6 +37,15 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
         demo_seed()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_retrieval_cache() -> None:
+    """Each test starts with no cached retrievals: project ids repeat across rolled-back
+    tests (SQLite) and the Redis cache outlives a test run."""
+    from assistant.rag.adapters.django_cache import retrieval_cache_clear
+
+    retrieval_cache_clear()
+
+
 @pytest.fixture
 def demo(db):  # noqa: ANN001, ANN201
     """The demo project with its help-centre documents indexed."""

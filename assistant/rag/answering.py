@@ -6,9 +6,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.rag.ports import Generator
+from assistant.rag.ports import Generator, Retrieves
 from assistant.rag.prompting import build_prompt
-from assistant.rag.retrieval import Retriever
 from assistant.rag.types import SORRY, Prompt, Question, Retrieval, Settings
 
 
@@ -27,7 +26,7 @@ class Answer:
 
 
 class Pipeline:
-    def __init__(self, *, retriever: Retriever, generator: Generator) -> None:
+    def __init__(self, *, retriever: Retrieves, generator: Generator) -> None:
         self.retriever = retriever
         self.generator = generator
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from assistant.rag.types import Chunk, Prompt
+from assistant.rag.types import Chunk, Prompt, Question, Retrieval, Settings
 
 
 class Embedder(Protocol):
@@ -74,3 +74,20 @@ class Generator(Protocol):
 
 class GeneratorUnavailable(RuntimeError):
     """The generator (e.g. an Ollama server) cannot answer now; the message is for logs."""
+
+
+class RetrievalCache(Protocol):
+    """Plain data (lists, strings, numbers) by key. A cache that fails must answer None /
+    drop the value, never raise: it only saves time."""
+
+    def get(self, key: str) -> object | None: ...
+
+    def put(self, key: str, value: object) -> None: ...
+
+
+class Retrieves(Protocol):
+    """What `Pipeline` needs: `Retriever`, or `CachingRetriever` in front of one."""
+
+    def retrieve(
+        self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
+    ) -> Retrieval: ...

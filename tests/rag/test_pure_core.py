@@ -9,6 +9,7 @@ CORE = [
     "assistant.rag.retrieval",
     "assistant.rag.prompting",
     "assistant.rag.answering",
+    "assistant.rag.caching",
     "assistant.rag.extractive",
     "assistant.rag.chunking",
 ]

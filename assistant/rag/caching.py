@@ -1,0 +1,148 @@
+"""Repeated questions: serve a retrieval (search + rerank) from a cache instead of the models.
+
+The key holds everything that changes the ranked candidate list: a scope string from the
+caller (the project's index version: any change to its chunks makes a new scope, so old
+entries are never read again and expire), the embedder and reranker, the number of
+candidates, whether to rerank, the vector-store filter, and the normalised retrieval query
+(which already carries the topic and the earlier question of a follow-up). The relevance
+gate is applied again on every hit, so a new threshold or `max_kept` needs no new entry."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from assistant.rag.ports import RetrievalCache
+from assistant.rag.retrieval import Retriever, gate, retrieval_query
+from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
+
+#: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
+FORMAT = 1
+
+
+def normalise(query: str) -> str:
+    """Spelling that does not change what the question asks shares one entry: case, runs of
+    whitespace, trailing '?', '!' or '.', and surrounding quotes."""
+    text = " ".join(query.casefold().split())
+    return text.strip("\"'`“”‘’").rstrip(" ?!.").strip()
+
+
+def cache_key(
+    *,
+    scope: str,
+    query: str,
+    settings: Settings,
+    where: Mapping[str, Any] | None,
+    embedder_id: str,
+    reranker_id: str,
+) -> str:
+    parts = [
+        FORMAT,
+        scope,
+        embedder_id,
+        reranker_id if settings.rerank else "",
+        settings.num_candidates,
+        settings.rerank,
+        sorted((where or {}).items()),
+        normalise(query),
+    ]
+    digest = hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
+    return f"askdocs:retrieval:{digest}"
+
+
+def select(candidates: list[Candidate], settings: Settings) -> None:
+    """Mark what reaches the prompt, as `Retriever.retrieve` does: the relevance gate when
+    reranked, otherwise the most similar few."""
+    if settings.rerank:
+        gate(candidates, settings)
+        return
+    for number, candidate in enumerate(candidates):
+        candidate.kept = number < settings.max_kept
+
+
+class CachingRetriever:
+    """A `Retriever` in front of a cache. Same `retrieve` signature, so `Pipeline` takes it."""
+
+    def __init__(
+        self,
+        inner: Retriever,
+        *,
+        cache: RetrievalCache,
+        scope: str,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.inner = inner
+        self.cache = cache
+        self.scope = scope
+        self.clock = clock
+
+    def retrieve(
+        self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
+    ) -> Retrieval:
+        started = self.clock()
+        query = retrieval_query(question)
+        key = cache_key(
+            scope=self.scope,
+            query=query,
+            settings=settings,
+            where=where,
+            embedder_id=self.inner.embedder.id,
+            reranker_id=self.inner.reranker.id,
+        )
+        stored = self.cache.get(key)
+        candidates = _candidates(stored) if stored is not None else None
+        if candidates is not None:
+            select(candidates, settings)
+            timings = {"cache_hit": 1.0, "cache_ms": _ms(started, self.clock())}
+            return Retrieval(query=query, candidates=candidates, timings_ms=timings)
+
+        lookup_ms = _ms(started, self.clock())
+        retrieval = self.inner.retrieve(question, settings, where)
+        started = self.clock()
+        self.cache.put(key, _stored(retrieval.candidates))
+        retrieval.timings_ms["cache_hit"] = 0.0
+        retrieval.timings_ms["cache_ms"] = round(lookup_ms + _ms(started, self.clock()), 2)
+        return retrieval
+
+
+# Entries are plain lists, not pickled dataclasses: readable by any version of this code
+# that has the same FORMAT, and small.
+
+
+def _stored(candidates: list[Candidate]) -> list[list[Any]]:
+    return [
+        [
+            c.chunk.id,
+            c.chunk.text,
+            c.chunk.title,
+            c.chunk.url,
+            c.chunk.source_id,
+            c.similarity,
+            c.relevance,
+        ]
+        for c in candidates
+    ]
+
+
+def _candidates(stored: object) -> list[Candidate] | None:
+    """None (a miss) for anything that is not an entry this code wrote."""
+    if not isinstance(stored, list):
+        return None
+    try:
+        return [
+            Candidate(
+                Chunk(id=cid, text=text, title=title, url=url, source_id=source_id),
+                similarity=float(similarity),
+                relevance=None if relevance is None else float(relevance),
+            )
+            for cid, text, title, url, source_id, similarity, relevance in stored
+        ]
+    except (TypeError, ValueError):
+        return None
+
+
+def _ms(start: float, end: float) -> float:
+    return round((end - start) * 1000, 2)
