@@ -3,7 +3,7 @@
 The key holds everything that changes the ranked candidate list: a scope string from the
 caller (the project's index version: any change to its chunks makes a new scope, so old
 entries are never read again and expire), the embedder and reranker, the number of
-candidates, whether to rerank, the vector-store filter, and the normalised retrieval query
+candidates, whether to rerank and how many, the vector-store filter, and the normalised retrieval query
 (which already carries the topic and the earlier question of a follow-up). The relevance
 gate is applied again on every hit, so a new threshold or `max_kept` needs no new entry."""
 
@@ -20,7 +20,7 @@ from assistant.rag.retrieval import Retriever, gate, retrieval_query
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
-FORMAT = 1
+FORMAT = 2
 
 
 def normalise(query: str) -> str:
@@ -46,6 +46,7 @@ def cache_key(
         reranker_id if settings.rerank else "",
         settings.num_candidates,
         settings.rerank,
+        settings.rerank_top if settings.rerank else 0,
         sorted((where or {}).items()),
         normalise(query),
     ]
@@ -135,7 +136,7 @@ def _candidates(stored: object) -> list[Candidate] | None:
         return [
             Candidate(
                 Chunk(id=cid, text=text, title=title, url=url, source_id=source_id),
-                similarity=float(similarity),
+                similarity=None if similarity is None else float(similarity),
                 relevance=None if relevance is None else float(relevance),
             )
             for cid, text, title, url, source_id, similarity, relevance in stored

@@ -131,6 +131,7 @@ def test_without_rerank_the_most_similar_are_kept_from_the_cache(counting, reran
                               history=(Turn("user", "How do I rotate an API key?"),))},
         {"settings": Settings(num_candidates=2)},
         {"settings": Settings(rerank=False)},
+        {"settings": Settings(rerank_top=2)},
         {"where": {"project_id": 2}},
         {"scope": "1.2"},
     ],
