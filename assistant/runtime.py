@@ -53,12 +53,14 @@ def reranker() -> Reranker:
 
 @cache
 def chunk_store() -> VectorStore:
-    """The vector collection of the configured embedder."""
-    from assistant.rag.adapters.chroma_store import ChromaStore
+    """The chunk vectors of the configured embedder: one collection per project, so every
+    question searches its project's collection without a filter."""
+    from assistant.rag.adapters.chroma_store import partitioned
 
     model = embedder()
-    return ChromaStore(
-        location=settings.CHROMA_URL or str(settings.CHROMA_PATH),
+    return partitioned(
+        settings.CHROMA_URL or str(settings.CHROMA_PATH),
+        key="project_id",
         prefix="chunks",
         embedder_id=model.id,
         dimension=model.dimension,

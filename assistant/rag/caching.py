@@ -3,9 +3,10 @@
 The key holds everything that changes the ranked candidate list: a scope string from the
 caller (the project's index version: any change to its chunks makes a new scope, so old
 entries are never read again and expire), the embedder and reranker, the number of
-candidates, whether to rerank and how many, the vector-store filter, and the normalised retrieval query
-(which already carries the topic and the earlier question of a follow-up). The relevance
-gate is applied again on every hit, so a new threshold or `max_kept` needs no new entry."""
+candidates, whether to rerank and how many, the vector-store filter, and the normalised
+retrieval query (which already carries the topic and the earlier question of a follow-up).
+The relevance gate is applied again on every hit, so a new threshold or `max_kept` needs no
+new entry."""
 
 from __future__ import annotations
 

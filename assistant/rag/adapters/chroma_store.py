@@ -43,7 +43,8 @@ from chromadb.api.models.Collection import Collection
 from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import NotFoundError
 
-from assistant.rag.ports import VectorHit
+from assistant.rag.adapters.partitioned_store import PartitionedStore
+from assistant.rag.ports import VectorHit, VectorStore
 
 logger = logging.getLogger(__name__)
 
@@ -94,13 +95,17 @@ def collection_name(prefix: str, embedder_id: str, dimension: int) -> str:
     """A Chroma-safe name, e.g. ("chunks", "onnx:bge-small-en-v1.5", 384) ->
     "chunks-onnx-bge-small-en-v1-5-384". Too-long names keep a hash of the full one."""
     raw = f"{prefix}-{embedder_id}-{dimension}"
-    name = re.sub(r"[^a-z0-9]+", "-", raw.lower()).strip("-")
+    name = _slug(raw)
     if len(name) > _MAX_NAME_LENGTH:
         digest = hashlib.sha256(raw.encode()).hexdigest()[:10]
         name = f"{name[: _MAX_NAME_LENGTH - 11].rstrip('-')}-{digest}"
     if len(name) < 3:
         raise ValueError(f"Cannot derive a Chroma collection name from {raw!r}")
     return name
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def is_url(location: str | Path) -> bool:
@@ -465,3 +470,48 @@ class ChromaStore:
             yield
         except httpx.TransportError as error:
             raise _unavailable(str(self.location), error) from error
+
+
+# --- one collection per project ----------------------------------------------------------------
+
+
+def partitioned(
+    location: str | Path,
+    *,
+    key: str,
+    embedder_id: str,
+    dimension: int,
+    prefix: str = "chunks",
+    **options: Any,
+) -> PartitionedStore:
+    """A `PartitionedStore` of Chroma collections named like
+    "chunks-project-id-7-onnx-bge-small-en-v1-5-384", one per value of `key`."""
+    # collection_name() of "{prefix}-{key}-{value}" is head + value + tail for a plain value.
+    head = _slug(f"{prefix}-{key}") + "-"
+    tail = "-" + _slug(f"{embedder_id}-{dimension}")
+    value_pattern = re.compile(r"[a-z0-9]+")
+
+    def open_partition(value: str) -> VectorStore:
+        return ChromaStore(
+            location,
+            embedder_id=embedder_id,
+            dimension=dimension,
+            prefix=f"{prefix}-{key}-{value}",
+            **options,
+        )
+
+    def partitions() -> list[str]:
+        client = get_client(location)
+        try:
+            names = [c.name if hasattr(c, "name") else str(c) for c in client.list_collections()]
+        except Exception as error:  # noqa: BLE001 - reported like every other store failure
+            raise _unavailable(str(location), error) from error
+        values = []
+        for name in names:
+            if name.startswith(head) and name.endswith(tail):
+                value = name[len(head) : len(name) - len(tail)]
+                if value_pattern.fullmatch(value):
+                    values.append(value)
+        return sorted(values)
+
+    return PartitionedStore(key=key, open_partition=open_partition, partitions=partitions)
