@@ -28,7 +28,9 @@ def main(argv: list[str]) -> None:
 
     arguments = json.loads(argv[1])
     call_command("migrate", verbosity=0, interactive=False)
-    project, source = _project(Path(arguments["corpus"]), arguments["origin"])
+    project, source = _project(
+        Path(arguments["corpus"]), arguments["origin"], arguments.get("candidates")
+    )
     report: dict[str, Any] = {"project_key": project.public_key}
     report["ingest"] = _ingest(source)
     questions = [tuple(q) for q in arguments["questions"]]
@@ -37,13 +39,16 @@ def main(argv: list[str]) -> None:
     Path(argv[2]).write_text(json.dumps(report))
 
 
-def _project(corpus: Path, origin: str) -> tuple[Any, Any]:
+def _project(corpus: Path, origin: str, candidates: int | None) -> tuple[Any, Any]:
     from assistant.models import Project
     from ingestion.models import Source
 
     project, _ = Project.objects.get_or_create(name=PROJECT)
     project.allowed_origins = [origin]
-    project.save(update_fields=["allowed_origins"])
+    if candidates:
+        project.num_candidates = candidates
+    project.full_clean()
+    project.save()
     source, _ = Source.objects.get_or_create(
         project=project, name=corpus.name,
         defaults={"kind": Source.Kind.FILES, "config": {"jsonl": str(corpus)}},

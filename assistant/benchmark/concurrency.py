@@ -135,8 +135,8 @@ async def _hold(url: str, origin: str, count: int, measure: Callable[[], int]) -
         await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
     return {
         "sockets": len(sockets),
-        "rss_before_mb": round(before / 1024, 1),
-        "rss_after_mb": round(after / 1024, 1),
+        "rss_before_kb": before,
+        "rss_after_kb": after,
         "kb_per_socket": round((after - before) / max(1, len(sockets)), 1),
     }
 

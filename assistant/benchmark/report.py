@@ -92,17 +92,17 @@ def table(report: dict[str, Any]) -> str:
                   f"{'N':<6}{'ttft med':>10}{'ttft p95':>10}{'whole med':>11}{'tok/s med':>11}"
                   f"{'refused':>9}"]  # fmt: skip
         for n, level in levels.items():
-            rate = level["tokens_per_s"]
+            rate = (level["tokens_per_s"] or {}).get("median")
             lines.append(
                 f"{n:<6}{_stats(level['first_token_ms'])}"
-                f"{(level['whole_answer_ms'] or {}).get('median', 0):>11.1f}"
-                f"{(rate or {}).get('median', 0):>11.1f}{level['refused']:>9}"
+                f"{level['whole_answer_ms']['median']:>11.1f}"
+                f"{'-' if rate is None else f'{rate:.1f}':>11}{level['refused']:>9}"
             )
     idle = report.get("idle")
     if idle:
         lines.append(
-            f"{idle['sockets']} idle sockets: server RSS {idle['rss_before_mb']} "
-            f"-> {idle['rss_after_mb']} MB, {idle['kb_per_socket']} kB a socket"
+            f"{idle['sockets']} idle sockets: server RSS {idle['rss_before_kb']} "
+            f"-> {idle['rss_after_kb']} kB, {idle['kb_per_socket']} kB a socket"
         )
     ingest = report.get("ingest")
     if ingest:

@@ -12,10 +12,12 @@ and an unchanged re-sync). `cache`, `concurrency` and `ingest` run in a throwawa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +44,7 @@ from assistant.management.eval_index import open_eval_index
 from assistant.models import Project
 from assistant.rag.adapters.chroma_store import HnswParams
 from assistant.rag.retrieval import Retriever, retrieval_query
-from assistant.rag.types import Question
+from assistant.rag.types import Question, Settings
 from assistant.services import project_settings
 
 SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest")
@@ -73,9 +75,15 @@ class Command(BaseCommand):
         parser.add_argument("--questions", type=int, default=50, help="first N of the queries")
         parser.add_argument("--runs", type=int, default=3, help="runs; medians are over them")
         parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+        parser.add_argument(
+            "--candidates", type=int, help="candidates a question (default: a new project's)"
+        )
         parser.add_argument("--scale-chunks", type=int, default=100_000)
         parser.add_argument("--concurrency", default="1,4,16", help="simultaneous conversations")
         parser.add_argument("--idle-sockets", type=int, default=500)
+        parser.add_argument(
+            "--ingest-docs", type=int, help="index only N documents into the throwaway project"
+        )
         parser.add_argument("--server", choices=SERVERS, default="daphne")
         parser.add_argument(
             "--workdir", type=Path, help="keep the throwaway data folder here (reused next time)"
@@ -90,8 +98,11 @@ class Command(BaseCommand):
         for name in ("questions", "runs", "scale_chunks"):
             if options[name] < 1:
                 raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
-        if options["idle_sockets"] < 0 or (options["limit_docs"] or 1) < 1:
-            raise CommandError("--idle-sockets and --limit-docs cannot be negative.")
+        if options["idle_sockets"] < 0:
+            raise CommandError("--idle-sockets cannot be negative.")
+        for name in ("limit_docs", "ingest_docs", "candidates"):
+            if options[name] is not None and options[name] < 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
         levels = _levels(options["concurrency"])
         for path in (options["corpus"], options["queries"]):
             if not path.is_file():
@@ -112,7 +123,8 @@ class Command(BaseCommand):
         if "stages" in chosen or "scale" in chosen:
             self._in_eval_index(corpus, questions, chosen, options, result)
         if {"cache", "concurrency", "ingest"} & set(chosen):
-            self._in_workdir(corpus, questions, chosen, levels, options, result)
+            served = self._corpus(corpus, queries, options["ingest_docs"])
+            self._in_workdir(served, questions, chosen, levels, options, result)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
@@ -123,14 +135,22 @@ class Command(BaseCommand):
             return path
         folder = Path(settings.DATA_DIR) / "eval" / "slices"
         folder.mkdir(parents=True, exist_ok=True)
-        sliced = folder / f"{file_digest(path)[:12]}-{limit}-{len(queries)}.jsonl"
+        key = "|".join([file_digest(path), str(limit), *(q.id for q in queries)])
+        sliced = folder / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}-{limit}.jsonl"
         if not sliced.is_file():
             write_corpus(sliced, corpus_slice(load_corpus(path), queries, limit))
         return sliced
 
+    def _settings(self, options: dict[str, Any]) -> Settings:
+        """What a new project answers with, with --candidates applied."""
+        defaults = project_settings(Project())
+        if options["candidates"]:
+            return replace(defaults, num_candidates=options["candidates"])
+        return defaults
+
     def _config(self, corpus: Path, options: dict[str, Any]) -> dict[str, Any]:
         embedder, reranker = runtime.embedder(), runtime.reranker()
-        defaults = project_settings(Project())
+        defaults = self._settings(options)
         return {
             "corpus": str(corpus),
             "documents": sum(1 for line in corpus.open(encoding="utf-8") if line.strip()),
@@ -158,7 +178,7 @@ class Command(BaseCommand):
     ) -> None:
         index, embedder = open_eval_index(corpus, stderr=self.stderr)
         result["config"]["chunks"] = len(index.chunks)
-        settings_ = project_settings(Project())
+        settings_ = self._settings(options)
         if "stages" in chosen:
             self.stderr.write("Timing stages ...")
             reranker = runtime.reranker()
@@ -203,7 +223,8 @@ class Command(BaseCommand):
             child = run_child(
                 folder,
                 {"corpus": str(corpus.resolve()), "origin": BENCH_ORIGIN, "questions": asked,
-                 "runs": options["runs"], "cache": "cache" in chosen},
+                 "runs": options["runs"], "cache": "cache" in chosen,
+                 "candidates": options["candidates"]},
                 timeout=24 * 3600,
             )  # fmt: skip
             result["ingest"] = child["ingest"]
