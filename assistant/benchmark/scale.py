@@ -95,7 +95,8 @@ def measure_scale(
             store.upsert(
                 ids[start:end], vectors[start:end].tolist(), [PROJECT] * len(ids[start:end])
             )
-            progress(f"{min(end, len(vectors))}/{len(vectors)} vectors stored")
+            if end % (BATCH * 10) == 0 or end >= len(vectors):
+                progress(f"{min(end, len(vectors))}/{len(vectors)} vectors stored")
         build_s = time.perf_counter() - started
         results = {
             name: _queries(store, queries, exact, ids, k, runs, where)
