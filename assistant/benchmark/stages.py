@@ -15,8 +15,9 @@ from typing import Any, cast
 
 from assistant.benchmark.floor import RawFloor
 from assistant.benchmark.stats import over_runs, ratio
+from assistant.rag import retrieval as retrieval_module
 from assistant.rag.answering import Pipeline
-from assistant.rag.ports import Embedder, Generator
+from assistant.rag.ports import Generator
 from assistant.rag.retrieval import Retriever, passage_text
 from assistant.rag.types import Question, Retrieval, Settings
 
@@ -46,7 +47,6 @@ class _TimedRetriever:
 def measure_stages(
     *,
     retriever: Retriever,
-    embedder: Embedder,
     generator: Generator,
     floor: RawFloor,
     questions: Sequence[Question],
@@ -60,7 +60,7 @@ def measure_stages(
     refused = 0
     # Model sessions load on first use; that is start-up, not latency.
     _ask(pipeline, timed, questions[0], settings)
-    _floor(floor, embedder, questions[0], retriever.retrieve(questions[0], settings), settings)
+    _floor(floor, retriever, questions[0], retriever.retrieve(questions[0], settings), settings)
     for run in range(runs):
         samples: dict[str, list[float]] = {}
         for question in questions:
@@ -69,7 +69,7 @@ def measure_stages(
                 refused += 1
             for stage, ms in measured.items():
                 samples.setdefault(stage, []).append(ms)
-            for stage, ms in _floor(floor, embedder, question, retrieval, settings).items():
+            for stage, ms in _floor(floor, retriever, question, retrieval, settings).items():
                 samples.setdefault(f"floor:{stage}", []).append(ms)
             progress()
         per_run.append(samples)
@@ -121,19 +121,27 @@ def _ask(
     return measured, retrieval
 
 
+def search_depth(settings: Settings, retriever: Retriever) -> int:
+    """How many vector hits the retriever asks the store for (more when fusing with BM25)."""
+    if getattr(retriever, "lexical", None) is not None and getattr(settings, "hybrid", False):
+        return max(settings.num_candidates, getattr(retrieval_module, "FUSION_DEPTH", 0))
+    return settings.num_candidates
+
+
 def _floor(
     floor: RawFloor,
-    embedder: Embedder,
+    retriever: Retriever,
     question: Question,
     retrieval: Retrieval,
     settings: Settings,
 ) -> dict[str, float]:
+    embedder = retriever.embedder
     times: dict[str, float] = {}
     if floor.embed is not None:
         times["embed"] = floor.embed.time_ms(floor.embed.prepare(retrieval.query))
     if floor.search is not None:
         vector = embedder.embed_query(retrieval.query)
-        times["search"] = floor.search.time_ms(vector, settings.num_candidates)
+        times["search"] = floor.search.time_ms(vector, search_depth(settings, retriever))
     reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]
     if floor.rerank is not None and reranked:
         times["rerank"] = floor.rerank.time_ms(floor.rerank.prepare(retrieval.query, reranked))

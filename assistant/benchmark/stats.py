@@ -30,4 +30,4 @@ def over_runs(runs: Sequence[Sequence[float]]) -> dict[str, float] | None:
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
     if numerator is None or not denominator:
         return None
-    return round(numerator / denominator, 3)
+    return round(numerator / denominator, 4)

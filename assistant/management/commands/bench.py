@@ -78,6 +78,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--candidates", type=int, help="candidates a question (default: a new project's)"
         )
+        parser.add_argument(
+            "--retrieval", choices=["hybrid", "vector"], default="hybrid",
+            help="hybrid: vector and BM25 search fused by reciprocal rank (as evaluate)",
+        )  # fmt: skip
         parser.add_argument("--scale-chunks", type=int, default=100_000)
         parser.add_argument("--concurrency", default="1,4,16", help="simultaneous conversations")
         parser.add_argument("--idle-sockets", type=int, default=500)
@@ -163,6 +167,7 @@ class Command(BaseCommand):
             "num_candidates": defaults.num_candidates,
             "threshold": defaults.threshold,
             "model_threads": settings.ASKDOCS_MODEL_THREADS,
+            "retrieval": options["retrieval"],
             "server": options["server"],
             "cpus": os.cpu_count(),
             "load_average": [round(x, 2) for x in os.getloadavg()],
@@ -179,14 +184,16 @@ class Command(BaseCommand):
         index, embedder = open_eval_index(corpus, stderr=self.stderr)
         result["config"]["chunks"] = len(index.chunks)
         settings_ = self._settings(options)
+        reranker = runtime.reranker()
+        lexical = getattr(index, "lexical", None)
+        retriever = Retriever(
+            embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup,
+            lexical=lexical() if lexical and options["retrieval"] == "hybrid" else None,
+        )  # fmt: skip
         if "stages" in chosen:
             self.stderr.write("Timing stages ...")
-            reranker = runtime.reranker()
-            retriever = Retriever(
-                embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup
-            )
             result["stages"] = stages.measure_stages(
-                retriever=retriever, embedder=embedder, generator=runtime.generator_for("auto"),
+                retriever=retriever, generator=runtime.generator_for("auto"),
                 floor=RawFloor.build(embedder=embedder, store=index.store, reranker=reranker),
                 questions=questions, settings=settings_, runs=options["runs"],
             )  # fmt: skip
@@ -199,7 +206,7 @@ class Command(BaseCommand):
             )
             result["scale"] = scale.measure_scale(
                 real=scale.stored_vectors(index.store), queries=vectors,
-                target=options["scale_chunks"], k=settings_.num_candidates,
+                target=options["scale_chunks"], k=stages.search_depth(settings_, retriever),
                 runs=options["runs"], embedder_id=embedder.id,
                 hnsw=getattr(runtime.chunk_store(), "hnsw", None) or HnswParams(),
                 progress=lambda line: self.stderr.write(f"  {line}"),
