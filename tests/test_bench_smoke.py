@@ -111,6 +111,7 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
         ({"concurrency": "0"}, "--concurrency"),
         ({"runs": 0}, "--runs"),
         ({"corpus": Path("/nonexistent/corpus.jsonl")}, "No such file"),
+        ({"json": Path("/nonexistent/bench.json")}, "--json"),
     ],
 )
 def test_bench_refuses_bad_options_before_doing_anything(options, message):

@@ -108,6 +108,8 @@ class Command(BaseCommand):
             if options[name] is not None and options[name] < 1:
                 raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
         levels = _levels(options["concurrency"])
+        if options["json"] and not options["json"].resolve().parent.is_dir():
+            raise CommandError(f"No folder for --json: {options['json'].resolve().parent}")
         for path in (options["corpus"], options["queries"]):
             if not path.is_file():
                 raise CommandError(f"No such file: {path}")
