@@ -113,3 +113,30 @@ def topic_for(query: Query, areas: list[str], mode: str) -> str:
 
 def known_areas(queries: list[Query]) -> list[str]:
     return sorted({a for q in queries if (a := docs_area(q.gold_page))})
+
+
+def corpus_slice(sections: list[Section], queries: list[Query], size: int) -> list[Section]:
+    """`size` sections that hold the gold sections of `queries` (in their order, as far as they
+    fit), filled up with the others in file order: a small corpus on which those questions
+    can still be answered, so metrics and latencies on it mean something."""
+    by_id = {s.id: s for s in sections}
+    chosen: dict[str, Section] = {}
+    for query in queries:
+        for relevant in sorted(query.relevant_ids):
+            if len(chosen) < size and relevant in by_id:
+                chosen.setdefault(relevant, by_id[relevant])
+    for section in sections:
+        if len(chosen) >= size:
+            break
+        chosen.setdefault(section.id, section)
+    return list(chosen.values())
+
+
+def write_corpus(path: Path, sections: list[Section]) -> None:
+    """Write sections as corpus JSONL (the format `load_corpus` reads), atomically."""
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for s in sections:
+            row = {"id": s.id, "title": s.title, "text": s.text, "url": s.url, "page": s.page}
+            handle.write(json.dumps(row) + "\n")
+    tmp.replace(path)

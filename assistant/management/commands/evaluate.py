@@ -5,12 +5,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from assistant import runtime
-from assistant.evaluation.dataset import DatasetError, file_digest, load_corpus, load_queries
-from assistant.evaluation.index import index_key, load_or_build
+from assistant.evaluation.dataset import DatasetError, load_queries
 from assistant.evaluation.runner import RunConfig, evaluate
+from assistant.management.eval_index import open_eval_index
 from assistant.models import Project
-from assistant.rag.adapters.chroma_store import ChromaStore
 from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
 from assistant.rag.retrieval import Retriever
 
@@ -66,40 +64,7 @@ class Command(BaseCommand):
         if options["limit"]:
             queries = queries[: options["limit"]]
 
-        embedder = runtime.embedder()
-        count = getattr(embedder, "count_tokens", None)
-        if count is None:
-            raise CommandError("The configured embedder has no local tokenizer to chunk with.")
-        chunk_tokens = settings.ASKDOCS_CHUNK_TOKENS
-        key = index_key(file_digest(corpus_path), embedder.id, chunk_tokens, 32)
-        location = settings.CHROMA_URL or str(settings.DATA_DIR / "eval" / "chroma")
-
-        def store_for(prefix: str) -> ChromaStore:
-            return ChromaStore(location, embedder_id=embedder.id, dimension=embedder.dimension,
-                               prefix=prefix)  # fmt: skip
-
-        bar = tqdm(desc="Indexing corpus", unit="chunk", file=self.stderr._out, disable=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.n = done
-            bar.refresh()
-
-        try:
-            index = load_or_build(
-                folder=settings.DATA_DIR / "eval", key=key,
-                sections=lambda: load_corpus(corpus_path), embedder=embedder,
-                count_tokens=count, store_for=store_for, chunk_tokens=chunk_tokens,
-                overlap=32, progress=progress,
-            )  # fmt: skip
-        except DatasetError as exc:
-            raise CommandError(str(exc)) from exc
-        finally:
-            bar.close()
-        self.stderr.write(
-            f"Index {index.key}: {len(index.chunks)} chunks "
-            f"({'built' if index.built else 'from cache'})."
-        )
+        index, embedder = open_eval_index(corpus_path, stderr=self.stderr)
 
         reranker = FlashrankReranker(
             cache_dir=settings.ASKDOCS_MODEL_CACHE, max_tokens=options["rerank_tokens"],
@@ -124,7 +89,7 @@ class Command(BaseCommand):
         report["config"]["corpus"] = str(corpus_path)
         report["config"]["queries"] = str(options["queries"])
         report["config"]["embedder"] = embedder.id
-        report["config"]["chunk_tokens"] = chunk_tokens
+        report["config"]["chunk_tokens"] = settings.ASKDOCS_CHUNK_TOKENS
         report["config"]["rerank_tokens"] = options["rerank_tokens"]
         report["config"]["retrieval"] = options["retrieval"]
         if options["json"]:

@@ -1,0 +1,147 @@
+"""`evaluate` and `bench` run end to end on a 50-document slice of the Ray docs with a couple of
+questions: every section, real models, a real ASGI server. The full runs are slow and are not
+part of the suite; this proves the commands work and their reports hold sane values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+
+from assistant.benchmark.scale import filler
+from assistant.evaluation.dataset import corpus_slice, load_corpus, load_queries, write_corpus
+from tests.conftest import SHARED
+
+RAY = SHARED / "eval" / "ray_docs_qa"
+QUESTIONS = 2
+
+needs_ray = pytest.mark.skipif(
+    not (RAY / "corpus.jsonl").is_file(), reason=f"the Ray evaluation data is not at {RAY}"
+)
+
+
+@pytest.fixture(scope="module")
+def ray_slice(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """50 sections holding the gold sections of the first answerable questions, and those
+    questions."""
+    folder = tmp_path_factory.mktemp("ray-slice")
+    lines = (RAY / "queries_dev.jsonl").read_text().splitlines()
+    answerable = [line for line in lines if json.loads(line)["answerable"]][:QUESTIONS]
+    queries = folder / "queries.jsonl"
+    queries.write_text("\n".join(answerable) + "\n")
+    corpus = folder / "corpus.jsonl"
+    write_corpus(corpus, corpus_slice(load_corpus(RAY / "corpus.jsonl"), load_queries(queries), 50))
+    return corpus, queries
+
+
+@pytest.mark.bench
+@needs_ray
+def test_evaluate_reports_ranking_metrics_on_a_slice(ray_slice, tmp_path):
+    corpus, queries = ray_slice
+    out = tmp_path / "evaluate.json"
+    call_command("evaluate", corpus=corpus, queries=queries, candidates=5, json=out,
+                 stdout=_Sink(), stderr=_Sink())  # fmt: skip
+    report = json.loads(out.read_text())
+
+    assert report["n_answerable"] == QUESTIONS
+    assert report["config"]["chunks"] >= 50
+    for metric in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10"):
+        assert 0.0 <= report[metric] <= 1.0
+    # Every gold section is in the slice, among at most ~150 chunks: a retriever that works
+    # finds at least one of them in its top five.
+    assert report["hit@5"] > 0
+    assert report["latency_ms"]["total_ms"]["median"] > 0
+
+
+@pytest.mark.bench
+@needs_ray
+def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
+    corpus, queries = ray_slice
+    out = tmp_path / "bench.json"
+    call_command(
+        "bench", corpus=corpus, queries=queries, runs=1, candidates=5, scale_chunks=1_000,
+        concurrency="1,2", idle_sockets=20, ingest_docs=10, server="daphne", json=out,
+        stdout=_Sink(), stderr=_Sink(),
+    )  # fmt: skip
+    report = json.loads(out.read_text())
+
+    assert set(report) == {"schema", "config", "stages", "scale", "cache", "concurrency",
+                           "idle", "ingest", "targets"}  # fmt: skip
+    stages = report["stages"]
+    assert stages["questions"] == QUESTIONS
+    for stage in ("embed", "search", "rerank", "retrieve_rerank_gate", "first_token"):
+        assert stages["latency_ms"][stage]["median"] > 0, stage
+    for stage in ("embed", "search", "rerank", "retrieve_rerank_gate"):
+        assert stages["floor_ms"][stage]["median"] > 0, stage
+        assert stages["ratio_to_floor"][stage] > 0, stage
+    whole = stages["latency_ms"]["whole_answer"]["median"]
+    assert whole >= stages["latency_ms"]["retrieve_rerank_gate"]["median"]
+
+    scale = report["scale"]
+    assert scale["chunks"] == 1_000 and scale["real_chunks"] + scale["filler_chunks"] == 1_000
+    assert 0.0 <= scale["recall@10"] <= 1.0 and 0.0 <= scale["unfiltered_recall@10"] <= 1.0
+    assert scale["search_ms"]["median"] > 0
+
+    cache = report["cache"]
+    assert cache["first_ms"]["median"] > 0 and cache["repeat_ms"]["median"] > 0
+    assert cache["hit_rate"] is None or 0.0 <= cache["hit_rate"] <= 1.0
+
+    for n in ("1", "2"):
+        level = report["concurrency"][n]
+        assert level["conversations"] == int(n)
+        assert 0 < level["first_token_ms"]["median"] <= level["whole_answer_ms"]["median"]
+    assert report["idle"]["sockets"] == 20 and report["idle"]["rss_after_kb"] > 0
+
+    ingest = report["ingest"]
+    assert ingest["documents"] == 10 and ingest["chunks"] >= 10
+    assert ingest["chunks_per_s"] > 0
+    # Nothing changed between the two syncs: nothing is embedded again.
+    assert ingest["resync_unchanged"] == 10 and ingest["resync_embedded"] == 0
+    assert report["targets"]["ingestion chunks/s"]["value"] == ingest["chunks_per_s"]
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"only": "stages,warp"}, "--only"),
+        ({"concurrency": "1,x"}, "--concurrency"),
+        ({"concurrency": "0"}, "--concurrency"),
+        ({"runs": 0}, "--runs"),
+        ({"corpus": Path("/nonexistent/corpus.jsonl")}, "No such file"),
+        ({"json": Path("/nonexistent/bench.json")}, "--json"),
+    ],
+)
+def test_bench_refuses_bad_options_before_doing_anything(options, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("bench", **options)
+
+
+def test_a_slice_keeps_the_gold_sections_and_has_the_size_asked_for():
+    from assistant.evaluation.dataset import Query, Section
+
+    sections = [Section(id=f"s{i}", title="", text=f"text {i}") for i in range(10)]
+    queries = [Query("q1", "?", frozenset({"s7", "s9"}), True)]
+    sliced = corpus_slice(sections, queries, 4)
+    assert [s.id for s in sliced] == ["s7", "s9", "s0", "s1"]
+
+
+def test_filler_vectors_are_unit_length_and_near_the_real_ones():
+    rng = np.random.default_rng(3)
+    real = rng.normal(size=(50, 16)).astype(np.float32) + 3.0  # a cone, as embeddings are
+    real /= np.linalg.norm(real, axis=1, keepdims=True)
+    fill = filler(real, 200)
+    assert fill.shape == (200, 16)
+    assert np.allclose(np.linalg.norm(fill, axis=1), 1.0, atol=1e-5)
+    nearest = (fill @ real.T).max(axis=1)
+    assert np.median(nearest) > 0.9  # in the real vectors' region, not spread over the sphere
+
+
+class _Sink:
+    def write(self, text: str) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
