@@ -63,7 +63,7 @@ class Project(models.Model):
         default=20, validators=[MinValueValidator(1), MaxValueValidator(100)]
     )
     rerank_top = models.PositiveSmallIntegerField(
-        default=5,
+        default=8,
         validators=[MinValueValidator(1), MaxValueValidator(100)],
         help_text="How many of the candidates, best first, the cross-encoder reads. It is the "
         "cost of a question: about 60 CPU-ms each.",

@@ -123,7 +123,7 @@ def _ask(
 
 def search_depth(settings: Settings, retriever: Retriever) -> int:
     """How many vector hits the retriever asks the store for (more when fusing with BM25)."""
-    if getattr(retriever, "lexical", None) is not None and getattr(settings, "hybrid", False):
+    if getattr(retriever, "lexical", None) is not None:
         return max(settings.num_candidates, getattr(retrieval_module, "FUSION_DEPTH", 0))
     return settings.num_candidates
 

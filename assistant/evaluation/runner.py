@@ -30,7 +30,7 @@ class RunConfig:
     rerank: bool = True
     threshold: float = 0.5
     num_candidates: int = 20
-    rerank_top: int = 5
+    rerank_top: int = 8
     max_kept: int = 5
 
 

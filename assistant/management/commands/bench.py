@@ -79,7 +79,7 @@ class Command(BaseCommand):
             "--candidates", type=int, help="candidates a question (default: a new project's)"
         )
         parser.add_argument(
-            "--retrieval", choices=["hybrid", "vector"], default="hybrid",
+            "--retrieval", choices=["hybrid", "vector"], default="vector",
             help="hybrid: vector and BM25 search fused by reciprocal rank (as evaluate)",
         )  # fmt: skip
         parser.add_argument("--scale-chunks", type=int, default=100_000)
