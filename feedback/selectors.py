@@ -1,5 +1,6 @@
-"""Reads over the interaction log: relevance metrics and blind spots. Everything aggregates in
-the database over the (project, created_at) and (project, topic, created_at) indexes."""
+"""Reads over the interaction log: relevance metrics (blind spots are in blind_spots.py).
+Everything aggregates in the database over the (project, created_at) and
+(project, topic, created_at) indexes."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.db.models import Avg, Count, F, Max, Q, QuerySet
-from django.db.models.functions import Floor, Lower, TruncDate
+from django.db.models.functions import Floor, TruncDate
 
 from assistant.models import Interaction, Project
 
@@ -123,46 +124,3 @@ def best_relevance_histogram(
         .count()
     )
     return counts, unscored
-
-
-@dataclass(frozen=True, slots=True)
-class BlindSpot:
-    topic: str
-    question: str
-    times: int
-    best: float | None
-    last_asked: datetime
-
-
-def blind_spots(
-    *, project: Project, since: datetime, below: float, limit: int = 200
-) -> dict[str, list[BlindSpot]]:
-    """Questions that were refused or whose best chunk scored under `below`, the same
-    question (ignoring case) counted together, grouped by topic; the most frequent first."""
-    rows = (
-        interactions_in(project=project, since=since)
-        .filter(Q(refused=True) | Q(best_relevance__lt=below) | Q(best_relevance__isnull=True))
-        .filter(error="")
-        .order_by()
-        .annotate(normalised=Lower("question"))
-        .values("topic", "normalised")
-        .annotate(
-            times=Count("id"),
-            best=Max("best_relevance"),
-            last_asked=Max("created_at"),
-            question=Max("question"),
-        )
-        .order_by("-times", "-last_asked")[:limit]
-    )
-    grouped: dict[str, list[BlindSpot]] = {}
-    for row in rows:
-        grouped.setdefault(row["topic"], []).append(
-            BlindSpot(
-                topic=row["topic"],
-                question=row["question"],
-                times=row["times"],
-                best=row["best"],
-                last_asked=row["last_asked"],
-            )  # fmt: skip
-        )
-    return dict(sorted(grouped.items(), key=lambda item: -sum(s.times for s in item[1])))

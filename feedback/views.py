@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET
 
 from assistant.console.access import console_context, staff_required
 from feedback import selectors
+from feedback.blind_spots import blind_spots as blind_spots_report
 from feedback.charts import bar_chart
 from feedback.forms import BlindSpotForm, PeriodForm
 from feedback.tuner import threshold_replay
@@ -80,7 +81,7 @@ def blind_spots(request: HttpRequest) -> HttpResponse:
         context.update(
             below=below,
             days=data["days"],
-            groups=selectors.blind_spots(
+            report=blind_spots_report(
                 project=project,
                 since=timezone.now() - timedelta(days=data["days"]),
                 below=below,

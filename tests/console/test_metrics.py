@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from assistant.models import Interaction, Project
 from feedback import selectors
+from feedback.blind_spots import blind_spots
 
 pytestmark = pytest.mark.django_db
 
@@ -56,14 +57,16 @@ def test_best_relevance_histogram_bins_scores_and_counts_the_unscored(shop):
     assert unscored == 2
 
 
-def test_blind_spots_group_the_same_question_by_topic_most_frequent_first(shop):
-    groups = selectors.blind_spots(
-        project=shop, since=timezone.now() - timedelta(days=30), below=0.5
-    )
-    assert list(groups) == ["Billing", "Tokens"]
-    discount = groups["Billing"][0]
-    assert discount.times == 2 and discount.question.lower() == "student discount?"
-    assert [s.question for s in groups["Tokens"]] == ["Where is my API token?"]  # no errors
+def test_blind_spots_count_the_same_question_together_by_topic_most_frequent_first(shop):
+    report = blind_spots(project=shop, since=timezone.now() - timedelta(days=30), below=0.5)
+    assert [t.topic for t in report.topics] == ["Billing", "Tokens"]
+    discount = report.topics[0].clusters[0]
+    assert discount.times == 2 and discount.question == "Student discount?"  # the latest casing
+    assert discount.best == pytest.approx(0.3)
+    assert [c.question for c in report.topics[1].clusters] == [
+        "Where is my API token?"
+    ]  # no errors
+    assert (report.clustered, report.total) == (3, 3)
 
 
 def test_the_metrics_page_shows_the_figures(staff_client, shop):
