@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Avg, Count, F, Max, Q, QuerySet
-from django.db.models.functions import Floor, TruncDate
+from django.db.models import Avg, Count, F, Max, Q, QuerySet, Sum
+from django.db.models.functions import Floor
 
 from assistant.models import Interaction, Project
+from feedback.day_buckets import per_local_day
 
 
 def interactions_in(
@@ -49,22 +50,32 @@ def relevance_by_day(
     *, project: Project, since: datetime, topic: str | None = None
 ) -> list[DayMetrics]:
     """Per day in the active time zone, oldest first."""
-    rows = (
-        interactions_in(project=project, since=since, topic=topic)
-        .order_by()
-        .annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(
-            questions=Count("id"),
-            found=Count("id", filter=_FOUND),
-            refused=Count("id", filter=Q(refused=True)),
-            errors=Count("id", filter=_ERROR),
-            avg_ms=Avg("total_ms", filter=~_ERROR),
-            max_ms=Max("total_ms", filter=~_ERROR),
-        )
-        .order_by("day")
+    ok = ~_ERROR
+    days = per_local_day(
+        interactions_in(project=project, since=since, topic=topic),
+        field="created_at",
+        sums={
+            "questions": Count("id"),
+            "found": Count("id", filter=_FOUND),
+            "refused": Count("id", filter=Q(refused=True)),
+            "errors": Count("id", filter=_ERROR),
+            "ms_total": Sum("total_ms", filter=ok),
+            "answered": Count("id", filter=ok),
+        },
+        maxima={"max_ms": Max("total_ms", filter=ok)},
     )
-    return [DayMetrics(**row) for row in rows]
+    return [
+        DayMetrics(
+            day=day,
+            questions=f["questions"],
+            found=f["found"],
+            refused=f["refused"],
+            errors=f["errors"],
+            avg_ms=f["ms_total"] / f["answered"] if f["answered"] else None,
+            max_ms=f["max_ms"],
+        )
+        for day, f in days
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,21 +117,17 @@ def best_relevance_histogram(
 ) -> tuple[list[int], int]:
     """Counts of the best relevance score per question in `buckets` equal bins over [0, 1]
     (1.0 falls in the last), and the number of questions without any scored candidate."""
-    counts = [0] * buckets
+    counts, unscored = [0] * buckets, 0
     rows = (
         interactions_in(project=project, since=since, topic=topic)
-        .filter(best_relevance__isnull=False)
         .order_by()
-        .annotate(bin=Floor(F("best_relevance") * buckets))
+        .annotate(bin=Floor(F("best_relevance") * buckets))  # NULL: no scored candidate
         .values("bin")
         .annotate(n=Count("id"))
     )
     for row in rows:
-        index = min(max(int(row["bin"]), 0), buckets - 1)
-        counts[index] += row["n"]
-    unscored = (
-        interactions_in(project=project, since=since, topic=topic)
-        .filter(best_relevance__isnull=True)
-        .count()
-    )
+        if row["bin"] is None:
+            unscored += row["n"]
+        else:
+            counts[min(max(int(row["bin"]), 0), buckets - 1)] += row["n"]
     return counts, unscored

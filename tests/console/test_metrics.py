@@ -138,3 +138,36 @@ def test_measure_metrics_times_the_pages_and_leaves_nothing_behind(settings):
     assert "/admin/metrics/" in report and "at 300 questions" in report
     assert Project.objects.count() == before
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+
+
+@pytest.mark.parametrize(
+    ("zone", "utc_times", "expected"),
+    [
+        # 03:00 UTC is still the evening before in New York.
+        (
+            "America/New_York",
+            ["2026-01-10 03:00", "2026-01-10 05:30"],
+            {"2026-01-09": 1, "2026-01-10": 1},
+        ),  # noqa: E501
+        # Kolkata is +5:30: 18:29 UTC is 23:59 there, 18:31 UTC already the next day.
+        (
+            "Asia/Kolkata",
+            ["2026-01-10 18:29", "2026-01-10 18:31"],
+            {"2026-01-10": 1, "2026-01-11": 1},
+        ),  # noqa: E501
+        ("UTC", ["2026-01-10 00:00", "2026-01-10 23:59"], {"2026-01-10": 2}),
+    ],
+)
+def test_days_are_the_viewers_days_even_in_half_hour_zones(zone, utc_times, expected):
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    project = Project.objects.create(name="Zones")
+    for stamp in utc_times:
+        row = logged(project, "Q")
+        at = datetime.strptime(stamp, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+        Interaction.objects.filter(pk=row.pk).update(created_at=at)
+    since = datetime(2026, 1, 1, tzinfo=UTC)
+    with timezone.override(ZoneInfo(zone)):
+        days = selectors.relevance_by_day(project=project, since=since)
+    assert {d.day.isoformat(): d.questions for d in days} == expected
