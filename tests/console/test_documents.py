@@ -72,3 +72,10 @@ def test_the_browser_is_for_staff_only(client, reader_client, source):
     client.logout()
     response = client.get(f"/admin/documents/{document.pk}/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
+
+
+def test_htmx_paging_of_chunks_gets_the_chunk_list_only(staff_client, source):
+    document = Document.objects.get(source=source, external_id="guide")
+    response = staff_client.get(f"/admin/documents/{document.pk}/", HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert "<html" not in html and html.lstrip().startswith('<section id="chunks"')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -171,3 +172,20 @@ def test_days_are_the_viewers_days_even_in_half_hour_zones(zone, utc_times, expe
     with timezone.override(ZoneInfo(zone)):
         days = selectors.relevance_by_day(project=project, since=since)
     assert {d.day.isoformat(): d.questions for d in days} == expected
+
+
+def test_the_by_day_table_paginates_newest_first(staff_client):
+    project = Project.objects.create(name="Busy")
+    for days_ago in range(40):
+        logged(project, "Q", days_ago=days_ago)
+    params = {"project": project.pk, "days": "90"}
+    first = staff_client.get("/admin/metrics/", params).content.decode()
+    assert "Page 1 of 2" in first
+    oldest = (timezone.localdate() - timedelta(days=39)).strftime("%a, %b %-d")
+    assert oldest not in first
+    second = staff_client.get(
+        "/admin/metrics/", {**params, "day_page": "2"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "<html" not in second and oldest in second and "Page 2 of 2" in second
+    previous = re.search(r'href="\?([^"]*day_page=1)"', second).group(1)
+    assert f"project={project.pk}" in previous and "days=90" in previous  # filters kept
