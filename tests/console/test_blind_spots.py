@@ -101,3 +101,20 @@ def test_htmx_gets_the_body_only(staff_client, helpdesk):
     )
     html = response.content.decode()
     assert "<html" not in html and "blind-group" in html
+
+
+def test_clustering_puts_each_text_with_the_nearest_centroid_above_the_threshold():
+    import numpy as np
+
+    from feedback.clustering import cluster_texts
+
+    def unit(*xs: float) -> np.ndarray:
+        v = np.array(xs, dtype=np.float32)
+        return v / np.linalg.norm(v)
+
+    vectors = {"a": unit(1, 0, 0), "a2": unit(0.95, 0.2, 0), "b": unit(0, 1, 0), "c": unit(0, 0, 1)}
+    clusters = cluster_texts([("b", 2), ("a", 3), ("a2", 1), ("c", 4)], vectors, threshold=0.8)
+    # Ties keep the order clusters were started in (the most asked text first).
+    assert [(c.members, c.weight) for c in clusters] == [(["c"], 4), (["a", "a2"], 4), (["b"], 2)]
+    apart = cluster_texts([("a", 3), ("a2", 1)], vectors, threshold=0.99)
+    assert [c.members for c in apart] == [["a"], ["a2"]]
