@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from django.db.models import Count, Q, QuerySet
-from django.db.models.functions import TruncDate
 
 from assistant.models import Project
+from feedback.day_buckets import per_local_day
 from feedback.models import Feedback
 
 
@@ -87,17 +87,12 @@ _DOWN = Q(vote=Feedback.Vote.DOWN)
 
 
 def thumbs_by_day(*, project: Project, since: datetime) -> list[Thumbs]:
-    rows = (
-        Feedback.objects.filter(interaction__project=project, updated_at__gte=since)
-        .order_by()
-        .annotate(day=TruncDate("updated_at"))
-        .values("day")
-        .annotate(up=Count("id", filter=_UP), down=Count("id", filter=_DOWN))
-        .order_by("day")
+    days = per_local_day(
+        Feedback.objects.filter(interaction__project=project, updated_at__gte=since),
+        field="updated_at",
+        sums={"up": Count("id", filter=_UP), "down": Count("id", filter=_DOWN)},
     )
-    return [
-        Thumbs(key=row["day"].strftime("%b %d"), up=row["up"], down=row["down"]) for row in rows
-    ]
+    return [Thumbs(key=day.strftime("%b %d"), up=f["up"], down=f["down"]) for day, f in days]
 
 
 def thumbs_by_topic(*, project: Project, since: datetime) -> list[Thumbs]:

@@ -35,3 +35,17 @@ class Feedback(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_vote_display()} on {self.interaction_id}"
+
+
+class QuestionVector(models.Model):
+    """A cached embedding of a logged question's text, so the blind-spots page clusters by
+    meaning without embedding the same questions again on every view. Keyed by the embedder
+    and the normalised text: another embedder gets vectors of its own."""
+
+    key = models.CharField(max_length=64, unique=True)  # sha256(embedder id, normalised text)
+    embedder_id = models.CharField(max_length=100)
+    vector = models.BinaryField()  # float32, unit length
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.embedder_id} {self.key[:12]}"

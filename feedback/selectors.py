@@ -1,15 +1,17 @@
-"""Reads over the interaction log: relevance metrics and blind spots. Everything aggregates in
-the database over the (project, created_at) and (project, topic, created_at) indexes."""
+"""Reads over the interaction log: relevance metrics (blind spots are in blind_spots.py).
+Everything aggregates in the database over the (project, created_at) and
+(project, topic, created_at) indexes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Avg, Count, F, Max, Q, QuerySet
-from django.db.models.functions import Floor, Lower, TruncDate
+from django.db.models import Avg, Count, F, Max, Q, QuerySet, Sum
+from django.db.models.functions import Floor
 
 from assistant.models import Interaction, Project
+from feedback.day_buckets import per_local_day
 
 
 def interactions_in(
@@ -48,22 +50,32 @@ def relevance_by_day(
     *, project: Project, since: datetime, topic: str | None = None
 ) -> list[DayMetrics]:
     """Per day in the active time zone, oldest first."""
-    rows = (
-        interactions_in(project=project, since=since, topic=topic)
-        .order_by()
-        .annotate(day=TruncDate("created_at"))
-        .values("day")
-        .annotate(
-            questions=Count("id"),
-            found=Count("id", filter=_FOUND),
-            refused=Count("id", filter=Q(refused=True)),
-            errors=Count("id", filter=_ERROR),
-            avg_ms=Avg("total_ms", filter=~_ERROR),
-            max_ms=Max("total_ms", filter=~_ERROR),
-        )
-        .order_by("day")
+    ok = ~_ERROR
+    days = per_local_day(
+        interactions_in(project=project, since=since, topic=topic),
+        field="created_at",
+        sums={
+            "questions": Count("id"),
+            "found": Count("id", filter=_FOUND),
+            "refused": Count("id", filter=Q(refused=True)),
+            "errors": Count("id", filter=_ERROR),
+            "ms_total": Sum("total_ms", filter=ok),
+            "answered": Count("id", filter=ok),
+        },
+        maxima={"max_ms": Max("total_ms", filter=ok)},
     )
-    return [DayMetrics(**row) for row in rows]
+    return [
+        DayMetrics(
+            day=day,
+            questions=f["questions"],
+            found=f["found"],
+            refused=f["refused"],
+            errors=f["errors"],
+            avg_ms=f["ms_total"] / f["answered"] if f["answered"] else None,
+            max_ms=f["max_ms"],
+        )
+        for day, f in days
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,64 +117,17 @@ def best_relevance_histogram(
 ) -> tuple[list[int], int]:
     """Counts of the best relevance score per question in `buckets` equal bins over [0, 1]
     (1.0 falls in the last), and the number of questions without any scored candidate."""
-    counts = [0] * buckets
+    counts, unscored = [0] * buckets, 0
     rows = (
         interactions_in(project=project, since=since, topic=topic)
-        .filter(best_relevance__isnull=False)
         .order_by()
-        .annotate(bin=Floor(F("best_relevance") * buckets))
+        .annotate(bin=Floor(F("best_relevance") * buckets))  # NULL: no scored candidate
         .values("bin")
         .annotate(n=Count("id"))
     )
     for row in rows:
-        index = min(max(int(row["bin"]), 0), buckets - 1)
-        counts[index] += row["n"]
-    unscored = (
-        interactions_in(project=project, since=since, topic=topic)
-        .filter(best_relevance__isnull=True)
-        .count()
-    )
+        if row["bin"] is None:
+            unscored += row["n"]
+        else:
+            counts[min(max(int(row["bin"]), 0), buckets - 1)] += row["n"]
     return counts, unscored
-
-
-@dataclass(frozen=True, slots=True)
-class BlindSpot:
-    topic: str
-    question: str
-    times: int
-    best: float | None
-    last_asked: datetime
-
-
-def blind_spots(
-    *, project: Project, since: datetime, below: float, limit: int = 200
-) -> dict[str, list[BlindSpot]]:
-    """Questions that were refused or whose best chunk scored under `below`, the same
-    question (ignoring case) counted together, grouped by topic; the most frequent first."""
-    rows = (
-        interactions_in(project=project, since=since)
-        .filter(Q(refused=True) | Q(best_relevance__lt=below) | Q(best_relevance__isnull=True))
-        .filter(error="")
-        .order_by()
-        .annotate(normalised=Lower("question"))
-        .values("topic", "normalised")
-        .annotate(
-            times=Count("id"),
-            best=Max("best_relevance"),
-            last_asked=Max("created_at"),
-            question=Max("question"),
-        )
-        .order_by("-times", "-last_asked")[:limit]
-    )
-    grouped: dict[str, list[BlindSpot]] = {}
-    for row in rows:
-        grouped.setdefault(row["topic"], []).append(
-            BlindSpot(
-                topic=row["topic"],
-                question=row["question"],
-                times=row["times"],
-                best=row["best"],
-                last_asked=row["last_asked"],
-            )  # fmt: skip
-        )
-    return dict(sorted(grouped.items(), key=lambda item: -sum(s.times for s in item[1])))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.template.response import TemplateResponse
 from django.utils import timezone
@@ -12,6 +13,7 @@ from django.views.decorators.http import require_GET
 
 from assistant.console.access import console_context, staff_required
 from feedback import selectors
+from feedback.blind_spots import blind_spots as blind_spots_report
 from feedback.charts import bar_chart
 from feedback.forms import BlindSpotForm, PeriodForm
 from feedback.tuner import threshold_replay
@@ -22,6 +24,16 @@ def _with_default_period(request: HttpRequest) -> QueryDict:
     data = request.GET.copy()
     data.setdefault("days", "30")
     return data
+
+
+DAYS_PER_PAGE = 31
+TOPICS_PER_PAGE = 15
+
+
+def _query_without(request: HttpRequest, name: str) -> str:
+    query = request.GET.copy()
+    query.pop(name, None)
+    return query.urlencode()
 
 
 def _page(request: HttpRequest, full: str, partial: str, context: dict) -> HttpResponse:
@@ -44,11 +56,15 @@ def metrics(request: HttpRequest) -> HttpResponse:
             project=project, since=since, topic=topic
         )
         total = sum(d.questions for d in by_day)
+        by_topic = selectors.relevance_by_topic(project=project, since=since)
         context.update(
+            day_page=Paginator(by_day[::-1], DAYS_PER_PAGE).get_page(request.GET.get("day_page")),
+            day_query=_query_without(request, "day_page"),
+            topic_page=Paginator(by_topic, TOPICS_PER_PAGE).get_page(request.GET.get("topic_page")),
+            topic_query=_query_without(request, "topic_page"),
             days=days,
             topic=topic,
             by_day=by_day,
-            by_topic=selectors.relevance_by_topic(project=project, since=since),
             total=total,
             found_share=sum(d.found for d in by_day) / total if total else 0,
             refusal_rate=sum(d.refused for d in by_day) / total if total else 0,
@@ -80,7 +96,7 @@ def blind_spots(request: HttpRequest) -> HttpResponse:
         context.update(
             below=below,
             days=data["days"],
-            groups=selectors.blind_spots(
+            report=blind_spots_report(
                 project=project,
                 since=timezone.now() - timedelta(days=data["days"]),
                 below=below,

@@ -1,24 +1,91 @@
+"""Console forms for sources, one per kind. Each checks everything a save would need (names,
+URLs, uploaded files, imported answers) so that a bad submission shows its error next to the
+field and changes nothing."""
+
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from django import forms
+from django.core.files.uploadedfile import UploadedFile
 
+from assistant.models import Project
 from ingestion.models import Source
+from ingestion.support import AnswerInput, ImportRejected, support_answers_parse
+from ingestion.uploads import UploadRejected, upload_checked
 
 
-class WebsiteSourceForm(forms.Form):
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several files from one <input multiple> (the pattern in Django's file-upload docs)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
+        single = super().clean
+        if isinstance(data, list | tuple):
+            return [single(item, initial) for item in data if item]
+        return [single(data, initial)] if data else []
+
+
+class SourceForm(forms.Form):
+    """What every kind has: a name unique in the project and a schedule."""
+
+    kind: ClassVar[str]
+    #: Config keys this form owns; any other key already in `config` is kept on save.
+    config_keys: ClassVar[tuple[str, ...]] = ()
+
     name = forms.CharField(max_length=200)
+    schedule = forms.ChoiceField(choices=Source.Schedule.choices, initial=Source.Schedule.DAILY)
+
+    def __init__(
+        self, *args: Any, project: Project | None, source: Source | None = None, **kwargs: Any
+    ) -> None:
+        if source is not None and "initial" not in kwargs:
+            config = source.config or {}
+            kwargs["initial"] = {
+                "name": source.name,
+                "schedule": source.schedule,
+                **{k: config[k] for k in self.config_keys if k in config},
+            }
+        super().__init__(*args, **kwargs)
+        self.project = project
+        self.source = source
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if not name:
+            raise forms.ValidationError("This field is required.")
+        taken = Source.objects.filter(project=self.project, name=name)
+        if self.source is not None:
+            taken = taken.exclude(pk=self.source.pk)
+        if taken.exists():
+            raise forms.ValidationError("This project already has a source with that name.")
+        return name
+
+    def config(self) -> dict[str, Any]:
+        """The source's new config: this form's keys over what was there."""
+        merged = dict(self.source.config or {}) if self.source is not None else {}
+        merged.update({k: self.cleaned_data[k] for k in self.config_keys})
+        return merged
+
+
+class WebsiteSourceForm(SourceForm):
+    kind = Source.Kind.WEBSITE
+    config_keys = ("start_url", "max_pages")
+
     start_url = forms.URLField(
         label="Start URL", assume_scheme="https",
         help_text="Pages on this host and folder are read, obeying robots.txt.",
     )  # fmt: skip
-    schedule = forms.ChoiceField(choices=Source.Schedule.choices, initial=Source.Schedule.DAILY)
     max_pages = forms.IntegerField(
         label="At most pages", min_value=1, max_value=10_000, initial=500
     )
-
-    def __init__(self, *args: object, project: object = None, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.project = project
 
     def clean_start_url(self) -> str:
         url = self.cleaned_data["start_url"]
@@ -26,8 +93,130 @@ class WebsiteSourceForm(forms.Form):
             raise forms.ValidationError("Enter an http or https URL.")
         return url
 
-    def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
-        if Source.objects.filter(project=self.project, name=name).exists():
-            raise forms.ValidationError("This project already has a source with that name.")
-        return name
+
+class ManualSourceForm(SourceForm):
+    kind = Source.Kind.MANUAL
+    config_keys = ("title", "text")
+
+    title = forms.CharField(
+        max_length=500,
+        required=False,
+        help_text="Shown as the source of answers. Default: the name.",
+    )
+    text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 14}),
+        max_length=200_000,
+        help_text="Markdown. Headings split it into passages.",
+    )
+
+    def clean_text(self) -> str:
+        text = self.cleaned_data["text"]
+        if not text.strip():
+            raise forms.ValidationError("This field is required.")
+        return text
+
+
+class FilesSourceForm(SourceForm):
+    kind = Source.Kind.FILES
+
+    files = MultipleFileField(
+        required=False,
+        label="Add files",
+        help_text="Markdown, text, HTML, PDF, or a .zip of them. A file with the same name "
+        "replaces the stored one.",
+    )
+    remove = forms.MultipleChoiceField(
+        required=False,
+        label="Remove files",
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Their documents are removed at the next sync.",
+    )
+
+    def __init__(self, *args: Any, stored: list[str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.stored = stored or []
+        self.fields["remove"].choices = [(name, name) for name in self.stored]
+        if not self.stored:
+            del self.fields["remove"]
+
+    def clean_files(self) -> list[UploadedFile]:
+        files: list[UploadedFile] = self.cleaned_data["files"]
+        errors = []
+        for upload in files:
+            try:
+                upload_checked(name=upload.name or "", size=upload.size or 0)
+            except UploadRejected as error:
+                errors.append(str(error))
+        if errors:
+            raise forms.ValidationError(errors)
+        if self.source is None and not files:
+            raise forms.ValidationError("Choose at least one file.")
+        return files
+
+
+class SupportSourceForm(SourceForm):
+    kind = Source.Kind.SUPPORT
+    config_keys = ("provider", "channel_id", "approved_reaction", "tag")
+    PROVIDERS: ClassVar[list[tuple[str, str]]] = [
+        ("import", "Imported or pushed answers (JSON, CSV, webhook)"),
+        ("discord", "Discord channel of approved answers"),
+        ("intercom", "Intercom conversations with a tag"),
+    ]
+
+    provider = forms.ChoiceField(choices=PROVIDERS, initial="import")
+    answers_file = forms.FileField(
+        required=False,
+        label="Import answers",
+        help_text="Import: a JSON array or CSV of id, question, answer, url, approved.",
+    )
+    token = forms.CharField(
+        required=False,
+        max_length=500,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+        help_text="Discord bot token or Intercom access token. Leave empty to keep the stored one.",
+    )
+    channel_id = forms.CharField(required=False, max_length=40, label="Discord channel id")
+    approved_reaction = forms.CharField(
+        required=False, max_length=40, help_text="Discord: only messages with this reaction."
+    )
+    tag = forms.CharField(required=False, max_length=200, label="Intercom tag")
+
+    answers: list[AnswerInput]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        provider = data.get("provider")
+        stored_token = (self.source.config or {}).get("token") if self.source else ""
+        if provider in ("discord", "intercom") and not (data.get("token") or stored_token):
+            self.add_error("token", "This provider needs a token.")
+        if provider == "discord" and not data.get("channel_id", "").strip():
+            self.add_error("channel_id", "Discord needs the channel id.")
+        if provider == "intercom" and not data.get("tag", "").strip():
+            self.add_error("tag", "Intercom needs the tag that marks approved answers.")
+        self.answers = []
+        upload = data.get("answers_file")
+        if upload is not None:
+            if provider != "import":
+                self.add_error("answers_file", "Only the import provider takes a file.")
+            else:
+                try:
+                    self.answers = support_answers_parse(
+                        data=upload.read(), filename=upload.name or ""
+                    )
+                except ImportRejected as error:
+                    self.add_error("answers_file", str(error))
+        return data
+
+    def config(self) -> dict[str, Any]:
+        merged = super().config()
+        if self.cleaned_data.get("token"):
+            merged["token"] = self.cleaned_data["token"]
+        if merged.get("provider") == "import":
+            merged.pop("token", None)  # a secret no connector uses any more
+        return merged
+
+
+FORMS: dict[str, type[SourceForm]] = {
+    form.kind: form
+    for form in (WebsiteSourceForm, FilesSourceForm, SupportSourceForm, ManualSourceForm)
+}

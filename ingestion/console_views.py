@@ -1,55 +1,31 @@
-"""Console pages for sources: status, adding a website, "Sync now", live progress and run
-history. Other kinds, editing and deleting stay in Django admin (/django-admin/) for now."""
+"""Console pages for sources: the list with status and counts, a source's page with "Sync now",
+live progress and run history. Forms are in console_source_views, the document browser in
+console_document_views."""
 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.db.models import Count, Max
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from assistant.console.access import console_context, staff_required
-from ingestion.console_forms import WebsiteSourceForm
-from ingestion.console_services import website_source_create
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
-from ingestion.selectors import SCHEDULE_INTERVALS
+from ingestion.selectors import source_counts, sources_overview
 
 RUNS_SHOWN = 10
 
 
-def _with_next_sync(source: Source) -> Source:
-    interval = SCHEDULE_INTERVALS.get(Source.Schedule(source.schedule))
-    source.next_sync = (  # type: ignore[attr-defined]
-        source.last_run + interval if interval and source.last_run else None
-    )
-    return source
-
-
-@require_http_methods(["GET", "POST"])
+@require_GET
 @staff_required
 def source_list(request: HttpRequest) -> HttpResponse:
     context = console_context(request, "sources")
     project = context["project"]
-    form = WebsiteSourceForm(request.POST or None, project=project)
-    if request.method == "POST" and project is not None and form.is_valid():
-        source = website_source_create(project=project, **form.cleaned_data)
-        messages.success(request, f"Added “{source.name}”. Sync it to read its pages.")
-        return redirect("console-source", pk=source.pk)
-    context["form"] = form
-    rows = (
-        Source.objects.filter(project=project)
-        .annotate(
-            documents_count=Count("documents", distinct=True), last_run=Max("runs__started_at")
-        )
-        .order_by("name")
-        if project
-        else Source.objects.none()
-    )
-    context["sources"] = [_with_next_sync(s) for s in rows]
+    context["sources"] = sources_overview(project=project) if project else []
+    context["kinds"] = Source.Kind.choices
     return TemplateResponse(request, "console/sources.html", context)
 
 
@@ -66,7 +42,7 @@ def source_detail(request: HttpRequest, pk: int) -> HttpResponse:
     running = bool(runs) and runs[0].status == SyncRun.Status.RUNNING
     context.update(
         source=source, project=source.project, runs=runs, queued=queued,
-        polling=queued or running, after=after,
+        polling=queued or running, after=after, counts=source_counts(source=source),
     )  # fmt: skip
     template = "console/_source_runs.html" if request.htmx else "console/source.html"
     return TemplateResponse(request, template, context)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import Max
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
-from ingestion.models import Chunk, Source, SyncRun
+from assistant.models import Project
+from ingestion.models import Chunk, Document, Source, SyncRun
 
 SCHEDULE_INTERVALS = {
     Source.Schedule.HOURLY: timedelta(hours=1),
@@ -58,3 +60,59 @@ def index_report(*, store_ids: set[str], project_id: int | None = None) -> Index
         vectors_without_rows=sorted(store_ids - row_ids),
         rows_without_vectors=sorted(row_ids - store_ids),
     )
+
+
+def sources_overview(*, project: Project) -> list[Source]:
+    """The project's sources with their document and chunk counts, last run and next
+    scheduled sync. Counts are subqueries: joining both relations would multiply rows."""
+    documents = (
+        Document.objects.filter(source=OuterRef("pk"))
+        .order_by()
+        .values("source")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    chunks = (
+        Chunk.objects.filter(document__source=OuterRef("pk"))
+        .order_by()
+        .values("document__source")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    rows = (
+        Source.objects.filter(project=project)
+        .annotate(
+            documents_count=Coalesce(Subquery(documents), 0),
+            chunks_count=Coalesce(Subquery(chunks), 0),
+            last_run=Max("runs__started_at"),
+        )
+        .order_by("name")
+    )
+    return [_with_next_sync(source) for source in rows]
+
+
+def _with_next_sync(source: Source) -> Source:
+    interval = SCHEDULE_INTERVALS.get(Source.Schedule(source.schedule))
+    last_run = getattr(source, "last_run", None)
+    source.next_sync = last_run + interval if interval and last_run else None  # type: ignore[attr-defined]
+    return source
+
+
+def source_counts(*, source: Source) -> dict[str, int]:
+    return {
+        "documents": Document.objects.filter(source=source).count(),
+        "chunks": Chunk.objects.filter(document__source=source).count(),
+        "answers": source.answers.count(),
+    }
+
+
+def documents_of(*, source: Source, search: str = "") -> QuerySet[Document]:
+    """A source's documents by title with their chunk counts, for the document browser."""
+    rows = Document.objects.filter(source=source)
+    if search:
+        rows = rows.filter(Q(title__icontains=search) | Q(url__icontains=search))
+    return rows.annotate(chunks_count=Count("chunks")).order_by("title", "pk")
+
+
+def chunks_of(*, document: Document) -> QuerySet[Chunk]:
+    return Chunk.objects.filter(document=document).order_by("ordinal", "pk")

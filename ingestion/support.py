@@ -68,10 +68,15 @@ def support_answer_save(*, source: Source, answer: AnswerInput) -> SupportAnswer
     return row
 
 
+def support_answers_parse(*, data: bytes, filename: str) -> list[AnswerInput]:
+    """Read a JSON array or CSV file of {id, question, answer, url?, approved?}; one bad row
+    rejects the whole file (ImportRejected names it)."""
+    return [_answer(row, number) for number, row in enumerate(_rows(data, filename), start=1)]
+
+
 def support_answers_import(*, source: Source, data: bytes, filename: str) -> int:
-    """Import a JSON array or CSV file of {id, question, answer, url?, approved?}.
-    All rows or none: one bad row rejects the file."""
-    answers = [_answer(row, number) for number, row in enumerate(_rows(data, filename), start=1)]
+    """Import a JSON array or CSV file of answers. All rows or none."""
+    answers = support_answers_parse(data=data, filename=filename)
     with transaction.atomic():
         for answer in answers:
             support_answer_save(source=source, answer=answer)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
@@ -26,6 +27,8 @@ from ingestion.services import IncomingDocument, document_delete, documents_upse
 logger = logging.getLogger(__name__)
 
 BATCH_SIZE = 16
+# A slow crawl also writes what it has every so often, so its progress bar moves.
+FLUSH_EVERY_SECONDS = 1.0
 MAX_RECORDED_ERRORS = 200
 # A run that has not reported for this long is taken for dead (worker killed).
 STALE_AFTER = timedelta(minutes=10)
@@ -100,8 +103,11 @@ def source_sync(
 def _sync(source: Source, run: SyncRun, on_progress: ProgressCallback) -> None:
     keep: set[str] = set()
     batch: list[IncomingDocument] = []
+    last_flush = time.monotonic()
 
     def flush() -> None:
+        nonlocal last_flush
+        last_flush = time.monotonic()
         if not batch:
             return
         for result in documents_upsert(source=source, documents=batch):
@@ -121,7 +127,7 @@ def _sync(source: Source, run: SyncRun, on_progress: ProgressCallback) -> None:
             run.seen += 1
             keep.add(item.document.external_id)
             batch.append(item.document)
-            if len(batch) >= BATCH_SIZE:
+            if len(batch) >= BATCH_SIZE or time.monotonic() - last_flush >= FLUSH_EVERY_SECONDS:
                 flush()
             continue
         run.seen += 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any
 from urllib.parse import unquote
@@ -34,6 +34,23 @@ def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
             if isinstance(response, SimpleTemplateResponse):
                 response.render()
             return response
+
+    return wrapper
+
+
+def staff_required_async(
+    view: Callable[..., Awaitable[HttpResponse]],
+) -> Callable[..., Awaitable[HttpResponse]]:
+    """`staff_required` for async views (streaming responses)."""
+
+    @wraps(view)
+    async def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        user = await request.auser()
+        if not user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not (user.is_active and user.is_staff):
+            raise PermissionDenied("The console is for staff.")
+        return await view(request, *args, **kwargs)
 
     return wrapper
 

@@ -1,17 +1,25 @@
 """The RAG sandbox: run the real pipeline on one question and keep every intermediate step.
 
-Nothing is written to the interaction log: an admin's experiments would skew the metrics."""
+Nothing is written to the interaction log: an admin's experiments would skew the metrics.
+With `stream=True` the answer is not generated here: the prompt is kept in the cache under a
+random token and `sandbox_answer_stream` generates it while the browser shows it arriving."""
 
 from __future__ import annotations
 
 import logging
+import secrets
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
+from django.utils.safestring import mark_safe
+
 from assistant import runtime
+from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Question, Settings
+from assistant.rag.types import Prompt, Question, Settings
 from assistant.services import UNAVAILABLE
 
 logger = logging.getLogger(__name__)
@@ -40,13 +48,26 @@ class SandboxRun:
     generator: str
     error: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: Set when the answer is left to `sandbox_answer_stream`.
+    stream_token: str = ""
 
     @property
     def kept_count(self) -> int:
         return sum(1 for c in self.candidates if c.kept)
 
+    @property
+    def answer_html(self) -> str:
+        """The Markdown answer as sanitised HTML (no raw HTML gets through)."""
+        return mark_safe(render(self.answer))  # noqa: S308 - render() sanitises with nh3
 
-def sandbox_run(*, project: Project, question: str, topic: str, threshold: float) -> SandboxRun:
+
+STREAM_TTL_SECONDS = 600
+_CACHE_PREFIX = "console:sandbox-prompt:"
+
+
+def sandbox_run(
+    *, project: Project, question: str, topic: str, threshold: float, stream: bool = False
+) -> SandboxRun:
     settings = Settings(
         threshold=threshold,
         num_candidates=project.num_candidates,
@@ -67,13 +88,22 @@ def sandbox_run(*, project: Project, question: str, topic: str, threshold: float
             error=UNAVAILABLE,
         )  # fmt: skip
     retrieval = answer.retrieval
-    error = ""
-    try:
-        text = "".join(answer.tokens)
-    except GeneratorUnavailable as exc:
-        logger.warning("sandbox generator unavailable: %s", exc)
-        text, error = "", UNAVAILABLE
     prompt = answer.prompt
+    error = text = token = ""
+    if stream and prompt is not None:
+        getattr(answer.tokens, "close", lambda: None)()  # not started: nothing to stop upstream
+        token = secrets.token_hex(16)
+        cache.set(
+            _CACHE_PREFIX + token,
+            {"project_id": project.pk, "generator": project.generator, "prompt": prompt},
+            STREAM_TTL_SECONDS,
+        )
+    else:
+        try:
+            text = "".join(answer.tokens)
+        except GeneratorUnavailable as exc:
+            logger.warning("sandbox generator unavailable: %s", exc)
+            text, error = "", UNAVAILABLE
     return SandboxRun(
         query=retrieval.query,
         threshold=threshold,
@@ -96,4 +126,18 @@ def sandbox_run(*, project: Project, question: str, topic: str, threshold: float
         generator=answer.generator_id,
         error=error,
         timings_ms=retrieval.timings_ms,
+        stream_token=token,
     )
+
+
+class UnknownStream(LookupError):
+    """The token is unknown or expired (the page was left open for over ten minutes)."""
+
+
+def sandbox_answer_stream(*, token: str) -> Iterator[str]:
+    """The answer to a prompt `sandbox_run` kept, as the generator writes it. Raises
+    UnknownStream at once, or GeneratorUnavailable when the first token is asked for."""
+    kept = cache.get(_CACHE_PREFIX + token) if len(token) == 32 else None
+    if kept is None or not isinstance(kept.get("prompt"), Prompt):
+        raise UnknownStream("This sandbox answer has expired; ask again.")
+    return runtime.generator_for(kept["generator"]).stream(kept["prompt"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from assistant.console import project_views, views
+from assistant.console import project_views, sandbox_stream, views
 
 urlpatterns = [
     path("", views.console_home, name="console-home"),
@@ -18,6 +18,9 @@ urlpatterns = [
         "logout/", auth_views.LogoutView.as_view(next_page="console-login"), name="console-logout"
     ),
     path("sandbox/", views.sandbox, name="console-sandbox"),
+    path(
+        "sandbox/answer/<slug:token>/", sandbox_stream.sandbox_answer, name="console-sandbox-answer"
+    ),
     path("", include("feedback.urls")),
     path("", include("ingestion.console_urls")),
     path("projects/", project_views.project_list, name="console-projects"),

@@ -34,6 +34,8 @@ def sandbox(request: HttpRequest) -> HttpResponse:
                 question=form.cleaned_data["question"],
                 topic=form.cleaned_data["topic"],
                 threshold=project.threshold if threshold is None else threshold,
+                # htmx means JavaScript: the answer streams in. Without it, it is written here.
+                stream=bool(request.htmx),
             )
     else:
         initial = {"threshold": project.threshold} if project else {}

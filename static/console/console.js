@@ -42,3 +42,45 @@
     if (event.target.matches("[data-threshold-slider]")) refilter(parseFloat(event.target.value));
   });
 })();
+
+// The sandbox's answer streams in over server-sent events; `done` carries the answer rendered
+// from Markdown and sanitised by the server, which replaces the plain text shown so far.
+(function () {
+  "use strict";
+  function stream(box) {
+    var url = box.getAttribute("data-answer-stream");
+    box.removeAttribute("data-answer-stream");
+    var text = document.createElement("p");
+    box.insertBefore(text, box.firstChild);
+    var source = new EventSource(url);
+    function finish() {
+      source.close();
+      box.classList.remove("streaming");
+      box.setAttribute("aria-busy", "false");
+      var cursor = box.querySelector(".cursor");
+      if (cursor) cursor.remove();
+    }
+    source.addEventListener("token", function (event) {
+      text.textContent += JSON.parse(event.data).text;
+    });
+    source.addEventListener("done", function (event) {
+      box.innerHTML = JSON.parse(event.data).html;
+      box.setAttribute("data-streamed", "true");
+      finish();
+    });
+    source.addEventListener("error", function (event) {
+      var message = "The answer could not be streamed; ask again.";
+      try { message = JSON.parse(event.data).message; } catch (e) { /* a dropped connection */ }
+      var note = document.createElement("p");
+      note.className = "error";
+      note.textContent = message;
+      box.appendChild(note);
+      finish();
+    });
+  }
+  function scan(root) {
+    (root || document).querySelectorAll("[data-answer-stream]").forEach(stream);
+  }
+  document.addEventListener("DOMContentLoaded", function () { scan(document); });
+  document.addEventListener("htmx:afterSettle", function (event) { scan(event.target); });
+})();

@@ -7,25 +7,74 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 pytestmark = pytest.mark.django_db
 
-PAGES = [
-    "/admin/", "/admin/sandbox/", "/admin/metrics/", "/admin/blind-spots/", "/admin/feedback/",
-    "/admin/feedback/export.csv", "/admin/tuner/", "/admin/projects/", "/admin/sources/",
+# Every console URL by name, with the method it takes; pks come from the `objects` fixture.
+ROUTES = [
+    ("console-home", "get", None), ("console-sandbox", "get", None),
+    ("console-sandbox-answer", "get", "token"), ("console-metrics", "get", None),
+    ("console-blind-spots", "get", None), ("console-feedback", "get", None),
+    ("console-feedback-export", "get", None), ("console-tuner", "get", None),
+    ("console-projects", "get", None), ("console-project", "post", "project"),
+    ("console-project-rotate", "post", "project"), ("console-sources", "get", None),
+    ("console-source-new", "post", "kind"), ("console-source", "get", "source"),
+    ("console-source-sync", "post", "source"), ("console-source-edit", "post", "source"),
+    ("console-source-delete", "post", "source"), ("console-documents", "get", "source"),
+    ("console-document", "get", "document"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("url", PAGES)
-def test_it_sends_anonymous_visitors_to_the_login_page(client, url):
-    response = client.get(url)
+@pytest.fixture
+def objects(db):  # noqa: ANN001, ANN201
+    from assistant.models import Project
+    from ingestion.models import Document, Source
+
+    project = Project.objects.create(name="Access")
+    source = Source.objects.create(project=project, kind="manual", name="Notes")
+    document = Document.objects.create(source=source, external_id="x", title="X", content_hash="")
+    return {
+        "project": {"pk": project.pk},
+        "source": {"pk": source.pk},
+        "document": {"pk": document.pk},
+        "kind": {"kind": "manual"},
+        "token": {"token": "0" * 32},
+        None: {},
+    }
+
+
+def _console_route_names(patterns, names=None):  # noqa: ANN001, ANN202
+    names = set() if names is None else names
+    for pattern in patterns:
+        if hasattr(pattern, "url_patterns"):
+            _console_route_names(pattern.url_patterns, names)
+        elif pattern.name:
+            names.add(pattern.name)
+    return names
+
+
+def test_every_console_route_is_checked_here():
+    from assistant.console.urls import urlpatterns
+
+    names = _console_route_names(urlpatterns) - {"console-login", "console-logout"}
+    assert names == {name for name, _, _ in ROUTES}
+
+
+@pytest.mark.parametrize(("name", "method", "args"), ROUTES)
+def test_it_sends_anonymous_visitors_to_the_login_page(client, objects, name, method, args):
+    response = getattr(client, method)(reverse(name, kwargs=objects[args]))
     assert response.status_code == 302
     assert response["Location"].startswith("/admin/login/?next=")
 
 
-@pytest.mark.parametrize("url", PAGES)
-def test_it_refuses_signed_in_people_who_are_not_staff(reader_client, url):
-    assert reader_client.get(url).status_code == 403
+@pytest.mark.parametrize(("name", "method", "args"), ROUTES)
+def test_it_refuses_signed_in_people_who_are_not_staff(reader_client, objects, name, method, args):
+    from ingestion.models import Source
+
+    before = list(Source.objects.values_list("pk", "name", "config").order_by("pk"))
+    assert getattr(reader_client, method)(reverse(name, kwargs=objects[args])).status_code == 403
+    assert list(Source.objects.values_list("pk", "name", "config").order_by("pk")) == before
 
 
 def test_a_staff_member_logs_in_and_lands_on_the_page_asked_for(client, staff):

@@ -1,4 +1,9 @@
-"""An admin walks the console in a real headless Chromium against the real ASGI server."""
+"""An admin walks the whole console in a real headless Chromium against the real ASGI server:
+log in, look at the project, add a website source pointing at a local test site, sync it and
+watch the progress bar finish, browse what it became, ask in the sandbox (the answer streams
+in), find a question a reader asked in the widget and got refused under blind spots, and see
+that reader's thumbs-down in the feedback list. Every page is saved as
+test-artifacts/console-<page>.png."""
 
 from __future__ import annotations
 
@@ -6,9 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from assistant.cors import forget_origins
 from assistant.models import Interaction
 from feedback.models import Feedback
+from ingestion.models import Document, Source
+from tests.console.history import log_history
+from tests.ingestion.conftest import site, store  # noqa: F401 - fixtures
 from tests.live_server import LiveAsgiServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -18,17 +28,25 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
+REFUSED = "Do you offer a student discount?"
 
 
 @pytest.fixture
-def live(transactional_db, monkeypatch, django_user_model) -> Iterator[LiveAsgiServer]:  # noqa: ANN001
+def live(transactional_db, monkeypatch, django_user_model, store) -> Iterator[LiveAsgiServer]:  # noqa: ANN001, F811
+    """The demo project indexed into a vector store of this test's own (so the website source
+    added here leaves nothing behind), served with the console user `ada`."""
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from assistant.demo import demo_seed
+    from assistant.demo import PROJECT_NAME, demo_seed
 
-    demo_seed()
+    Document.objects.filter(source__project__name=PROJECT_NAME).delete()  # re-embed below
+    project = demo_seed().project
     django_user_model.objects.create_user("ada", password="pw-ada-123", is_staff=True)
     with LiveAsgiServer() as server:
+        project.allowed_origins = [*project.allowed_origins, server.url]
+        project.save(update_fields=["allowed_origins"])
+        forget_origins()
         yield server
+    forget_origins()
 
 
 @pytest.fixture
@@ -49,48 +67,114 @@ def page():  # noqa: ANN201
         browser.close()
 
 
-def test_an_admin_logs_in_asks_in_the_sandbox_and_finds_a_refusal_under_blind_spots(live, page):
+def shot(page, name: str) -> None:  # noqa: ANN001
+    page.screenshot(path=str(ARTIFACTS / f"console-{name}.png"), full_page=True)
+
+
+def log_in(page, url: str) -> None:  # noqa: ANN001
+    page.goto(f"{url}/admin/sources/")
+    assert "/admin/login/" in page.url
+    page.fill("input[name=username]", "ada")
+    page.fill("input[name=password]", "pw-ada-123")
+    shot(page, "login")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/admin/sources/")
+
+
+def a_reader_is_refused_in_the_widget_and_votes_it_down(page, url: str) -> None:  # noqa: ANN001
+    reader = page.context.new_page()
+    reader.goto(f"{url}/demo/billing/")
+    reader.wait_for_function("window.AskAI")
+    reader.evaluate("AskAI.open()")
+    reader.evaluate(f"AskAI.ask({REFUSED!r})")
+    answer = reader.get_by_role("dialog").locator(".a").last
+    answer.locator(".fb").wait_for()
+    assert "couldn't find an answer" in answer.inner_text()
+    answer.get_by_role("button", name="Not helpful").click()
+    answer.get_by_role("textbox", name="What was wrong? (optional)").fill("Please add this.")
+    answer.get_by_role("button", name="Send").click()
+    answer.get_by_text("Thank you").wait_for()
+    reader.close()
+
+
+def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down(  # noqa: PLR0915
+    live,
+    page,
+    site,  # noqa: F811
+):
     from assistant.demo import PROJECT_NAME
     from assistant.models import Project
 
     demo = Project.objects.get(name=PROJECT_NAME)
-    refused = Interaction.objects.create(
-        project=demo, channel="widget", question="Do you offer a student discount?",
-        topic="Billing", retrieval_query="(Billing) Do you offer a student discount?",
-        best_relevance=0.02, kept_count=0, refused=True, total_ms=80,
-    )  # fmt: skip
+    # Pages come slowly, and the crawl waits at one of them until we have seen the bar move.
+    site.delay = 0.6
+    site.held = {"/docs/broken.html"}  # the last page of the crawl
+    log_in(page, live.url)
 
-    Feedback.objects.create(
-        interaction=refused, client_id="browser-client-1", vote=-1, comment="Please add this."
-    )
-
-    page.goto(f"{live.url}/admin/sandbox/")
-    assert "/admin/login/" in page.url
-    page.fill("input[name=username]", "ada")
-    page.fill("input[name=password]", "pw-ada-123")
-    page.screenshot(path=str(ARTIFACTS / "console-login.png"))
-    page.click("button[type=submit]")
-    page.wait_for_url("**/admin/sandbox/")
-
+    # Projects: settings and the snippet with the project's key.
     page.click("nav >> text=Projects")
+    page.wait_for_selector("h1:has-text('Projects')")
+    shot(page, "projects")
     page.click(f"text={demo.name}")
-    snippet = page.input_value("#snippet")
-    assert f'data-project="{demo.public_key}"' in snippet
-    page.screenshot(path=str(ARTIFACTS / "console-project.png"), full_page=True)
-    page.click("nav >> text=Sandbox")
+    assert f'data-project="{demo.public_key}"' in page.input_value("#snippet")
+    shot(page, "project")
 
-    page.fill("#id_question", "How do I get my money back?")
-    page.fill("#id_topic", "Billing")
+    # Sources: add a website pointing at the local test site.
+    page.click("nav >> text=Sources")
+    page.click(".kind-card:has-text('Website')")
+    page.fill("#id_name", "Acme website")
+    page.fill("#id_start_url", f"{site.url}/docs/")
+    page.select_option("#id_schedule", "off")
+    page.fill("#id_max_pages", "10")
+    shot(page, "source-new")
+    page.click("text=Add source")
+    page.wait_for_selector("text=Never synced.")
+    source = Source.objects.get(project=demo, name="Acme website")
+
+    # Sync it and watch the progress bar move, then finish.
+    page.click("text=Sync now")
+    moving = "[data-run-status=running] [role=progressbar]:not([aria-valuenow='0'])"
+    page.wait_for_selector(moving)
+    shot(page, "source-syncing")
+    site.released.set()
+    finished = page.locator("[data-run-status=partial], [data-run-status=succeeded]")
+    try:
+        finished.first.wait_for(timeout=120_000)
+    except PlaywrightTimeout:
+        runs = list(source.runs.values("status", "done", "total", "message"))
+        pytest.fail(f"the sync did not finish: {runs}; page: {page.inner_text('#runs')}")
+    assert finished.first.locator("[role=progressbar]").get_attribute("aria-valuenow") == "100"
+    page.click("#runs summary")
+    assert "broken.html" in page.inner_text("#runs")  # the test site's HTTP 500 page
+    assert int(page.inner_text("[data-testid=documents-count]")) >= 3
+    shot(page, "source")
+
+    # The document and chunk browser.
+    page.click(".head-actions >> text=Documents")
+    page.click("text=Installing Acme")
+    page.wait_for_selector("li.chunk")
+    assert "200 MB of free disk space" in page.inner_text("#chunks")
+    shot(page, "document")
+    page.go_back()
+    page.wait_for_selector("#documents")
+    shot(page, "documents")
+
+    page.click("nav >> text=Sources")
+    page.wait_for_selector("tr[data-source='Acme website']")
+    shot(page, "sources")
+
+    # The sandbox answers from the new source; the answer streams in, rendered.
+    page.click("nav >> text=Sandbox")
+    page.fill("#id_question", "How much disk space does the tracking agent need?")
+    page.fill("#id_topic", "Installing")
     page.click("form.sandbox-form button[type=submit]")
     page.wait_for_selector("[data-testid=retrieval-query]")
-    assert (
-        page.inner_text("[data-testid=retrieval-query]") == "(Billing) How do I get my money back?"
-    )
-    kept = page.locator("tr.kept").count()
-    assert kept >= 1
-    assert "refund" in page.inner_text("[data-testid=answer]").lower()
-    page.screenshot(path=str(ARTIFACTS / "console-sandbox.png"), full_page=True)
-
+    query = page.inner_text("[data-testid=retrieval-query]")
+    assert query == "(Installing) How much disk space does the tracking agent need?"
+    page.wait_for_selector("[data-testid=answer][data-streamed=true]")
+    assert "200 MB" in page.inner_text("[data-testid=answer]")
+    assert page.locator("tr.kept").count() >= 1
+    shot(page, "sandbox")
     # The slider re-filters the same candidates without asking the server again.
     page.locator("#id_threshold").fill("1")
     assert page.locator("tr.kept").count() == 0
@@ -98,33 +182,54 @@ def test_an_admin_logs_in_asks_in_the_sandbox_and_finds_a_refusal_under_blind_sp
     page.locator("#id_threshold").fill("0")
     assert page.locator("tr.kept").count() == demo.max_kept
 
+    # A reader is refused in the widget and votes the answer down.
+    a_reader_is_refused_in_the_widget_and_votes_it_down(page, live.url)
+    logged = Interaction.objects.get(project=demo, question=REFUSED)
+    assert logged.refused and logged.channel == "widget"
+    log_history(demo)  # three weeks of other readers' questions, for the pages below
+
     page.click("nav >> text=Relevance")
     page.wait_for_selector("[data-testid=total]")
     assert page.inner_text("[data-testid=tz]") == "America/New_York"
-    page.screenshot(path=str(ARTIFACTS / "console-metrics.png"), full_page=True)
+    shot(page, "metrics")
 
     page.click("nav >> text=Blind spots")
-    row = page.locator("tr", has_text="Do you offer a student discount?")
+    row = page.locator("tr.cluster", has_text=REFUSED)
     row.wait_for()
-    page.screenshot(path=str(ARTIFACTS / "console-blind-spots.png"), full_page=True)
+    row.locator("summary").click()
+    assert "Is there a discount for students?" in row.inner_text()  # clustered by meaning
+    shot(page, "blind-spots")
+    representative = row.locator("td strong").first.inner_text()  # the most asked variant
     row.locator("text=Open in sandbox").click()
     page.wait_for_selector("[data-testid=retrieval-query]")
-    assert "(Billing) Do you offer a student discount?" in page.inner_text(
-        "[data-testid=retrieval-query]"
-    )
-    assert "say" in page.inner_text("[data-verdict]")
+    assert page.inner_text("[data-testid=retrieval-query]") == f"(Billing) {representative}"
+    assert "says it doesn't know" in page.inner_text("[data-verdict]")
 
     page.click("nav >> text=Feedback")
-    row = page.locator("tr[data-vote=down]", has_text="Do you offer a student discount?")
-    row.wait_for()
-    assert "Please add this." in row.inner_text()
-    page.select_option("#id_vote", "up")  # htmx swaps the list
-    page.wait_for_selector("text=No feedback matches these filters.")
-    assert "vote=up" in page.url
+    page.fill("#id_topic", "Billing")
     page.select_option("#id_vote", "down")
-    page.wait_for_selector("tr[data-vote=down]")
-    page.screenshot(path=str(ARTIFACTS / "console-feedback.png"), full_page=True)
+    vote = page.locator("tr[data-vote=down]", has_text="Please add this.")
+    vote.wait_for()
+    assert REFUSED in vote.inner_text()
+    assert Feedback.objects.get(interaction=logged).vote == -1
+    assert "vote=down" in page.url and "topic=Billing" in page.url  # htmx kept the URL
+    page.select_option("#id_channel", "sms")
+    page.wait_for_selector("tr[data-vote=down]:has-text('Please add this.')", state="detached")
+    page.select_option("#id_channel", "")
+    vote.wait_for()
+    shot(page, "feedback")
 
     page.click("nav >> text=Threshold tuner")
     page.wait_for_selector("tr.current[data-threshold='0.5']")
-    page.screenshot(path=str(ARTIFACTS / "console-tuner.png"), full_page=True)
+    shot(page, "tuner")
+
+    # Deleting the source takes its documents with it.
+    page.click("nav >> text=Sources")
+    page.click("text=Acme website")
+    page.click(".head-actions >> text=Delete")
+    page.wait_for_selector("text=It cannot be undone.")
+    shot(page, "source-delete")
+    page.click("button:has-text('Delete source')")
+    page.wait_for_selector("text=and everything indexed from it")
+    assert not Source.objects.filter(pk=source.pk).exists()
+    assert not Document.objects.filter(source_id=source.pk).exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -9,6 +10,7 @@ from django.utils import timezone
 
 from assistant.models import Interaction, Project
 from feedback import selectors
+from feedback.blind_spots import blind_spots
 
 pytestmark = pytest.mark.django_db
 
@@ -56,14 +58,16 @@ def test_best_relevance_histogram_bins_scores_and_counts_the_unscored(shop):
     assert unscored == 2
 
 
-def test_blind_spots_group_the_same_question_by_topic_most_frequent_first(shop):
-    groups = selectors.blind_spots(
-        project=shop, since=timezone.now() - timedelta(days=30), below=0.5
-    )
-    assert list(groups) == ["Billing", "Tokens"]
-    discount = groups["Billing"][0]
-    assert discount.times == 2 and discount.question.lower() == "student discount?"
-    assert [s.question for s in groups["Tokens"]] == ["Where is my API token?"]  # no errors
+def test_blind_spots_count_the_same_question_together_by_topic_most_frequent_first(shop):
+    report = blind_spots(project=shop, since=timezone.now() - timedelta(days=30), below=0.5)
+    assert [t.topic for t in report.topics] == ["Billing", "Tokens"]
+    discount = report.topics[0].clusters[0]
+    assert discount.times == 2 and discount.question == "Student discount?"  # the latest casing
+    assert discount.best == pytest.approx(0.3)
+    assert [c.question for c in report.topics[1].clusters] == [
+        "Where is my API token?"
+    ]  # no errors
+    assert (report.clustered, report.total) == (3, 3)
 
 
 def test_the_metrics_page_shows_the_figures(staff_client, shop):
@@ -135,3 +139,53 @@ def test_measure_metrics_times_the_pages_and_leaves_nothing_behind(settings):
     assert "/admin/metrics/" in report and "at 300 questions" in report
     assert Project.objects.count() == before
     assert not get_user_model().objects.filter(username__startswith="bench-").exists()
+
+
+@pytest.mark.parametrize(
+    ("zone", "utc_times", "expected"),
+    [
+        # 03:00 UTC is still the evening before in New York.
+        (
+            "America/New_York",
+            ["2026-01-10 03:00", "2026-01-10 05:30"],
+            {"2026-01-09": 1, "2026-01-10": 1},
+        ),  # noqa: E501
+        # Kolkata is +5:30: 18:29 UTC is 23:59 there, 18:31 UTC already the next day.
+        (
+            "Asia/Kolkata",
+            ["2026-01-10 18:29", "2026-01-10 18:31"],
+            {"2026-01-10": 1, "2026-01-11": 1},
+        ),  # noqa: E501
+        ("UTC", ["2026-01-10 00:00", "2026-01-10 23:59"], {"2026-01-10": 2}),
+    ],
+)
+def test_days_are_the_viewers_days_even_in_half_hour_zones(zone, utc_times, expected):
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    project = Project.objects.create(name="Zones")
+    for stamp in utc_times:
+        row = logged(project, "Q")
+        at = datetime.strptime(stamp, "%Y-%m-%d %H:%M").replace(tzinfo=UTC)
+        Interaction.objects.filter(pk=row.pk).update(created_at=at)
+    since = datetime(2026, 1, 1, tzinfo=UTC)
+    with timezone.override(ZoneInfo(zone)):
+        days = selectors.relevance_by_day(project=project, since=since)
+    assert {d.day.isoformat(): d.questions for d in days} == expected
+
+
+def test_the_by_day_table_paginates_newest_first(staff_client):
+    project = Project.objects.create(name="Busy")
+    for days_ago in range(40):
+        logged(project, "Q", days_ago=days_ago)
+    params = {"project": project.pk, "days": "90"}
+    first = staff_client.get("/admin/metrics/", params).content.decode()
+    assert "Page 1 of 2" in first
+    oldest = (timezone.localdate() - timedelta(days=39)).strftime("%a, %b %-d")
+    assert oldest not in first
+    second = staff_client.get(
+        "/admin/metrics/", {**params, "day_page": "2"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "<html" not in second and oldest in second and "Page 2 of 2" in second
+    previous = re.search(r'href="\?([^"]*day_page=1)"', second).group(1)
+    assert f"project={project.pk}" in previous and "days=90" in previous  # filters kept

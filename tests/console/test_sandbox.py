@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from asgiref.sync import async_to_sync
 
+from assistant.console.sandbox import SandboxRun
 from assistant.models import Interaction
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +47,7 @@ def test_a_threshold_of_one_refuses_without_a_prompt(staff_client, demo):
     response = staff_client.get("/admin/sandbox/", {**MONEY_BACK, "threshold": "1"})
     html = response.content.decode()
     assert all(cls == "dropped" for cls, _ in candidate_rows(html))
-    assert "I&#x27;m sorry, I couldn&#x27;t find an answer" in html
+    assert "sorry, I couldn't find an answer to your question." in html
     assert "No prompt: the answer was the refusal sentence." in html
 
 
@@ -81,3 +84,62 @@ def test_the_page_without_a_question_shows_the_form_at_the_project_threshold(sta
     assert 'name="question"' in html
     assert f'value="{demo.threshold}"' in html
     assert "Candidates" not in html
+
+
+def test_the_answer_is_rendered_from_markdown_without_raw_html(staff_client, demo):
+    html = staff_client.get("/admin/sandbox/", MONEY_BACK).content.decode()
+    answer = html.split('data-testid="answer">', 1)[1].split("</article>", 1)[0]
+    assert "<strong>" in answer and "**" not in answer
+    run = SandboxRun(
+        query="q", threshold=0.5, max_kept=3, candidates=[], prompt_system="",
+        prompt_messages=[], answer="<script>alert(1)</script> **bold**", refused=False,
+        generator="extractive",
+    )  # fmt: skip
+    assert "<script>" not in run.answer_html and "<strong>bold</strong>" in run.answer_html
+
+
+def _body(response) -> str:  # noqa: ANN001
+    async def read() -> bytes:
+        return b"".join([part async for part in response.streaming_content])
+
+    return async_to_sync(read)().decode()
+
+
+def _events(body: str) -> list[tuple[str, dict]]:
+    events = []
+    for block in body.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        events.append((lines["event"], json.loads(lines["data"])))
+    return events
+
+
+def test_with_htmx_the_answer_streams_in_and_ends_rendered(staff_client, demo):
+    partial = staff_client.get("/admin/sandbox/", MONEY_BACK, HTTP_HX_REQUEST="true")
+    html = partial.content.decode()
+    url = re.search(r'data-answer-stream="([^"]+)"', html).group(1)
+    assert "Getting your money back" in html  # candidates are there before the answer
+    response = staff_client.get(url)
+    assert response["Content-Type"] == "text/event-stream"
+    body = _body(response)
+    events = _events(body)
+    tokens = [data["text"] for name, data in events if name == "token"]
+    assert len(tokens) > 1
+    name, done = events[-1]
+    assert name == "done"
+    assert "refund" in "".join(tokens).lower()
+    assert "<strong>" in done["html"] and "**" not in done["html"]
+    assert not Interaction.objects.filter(project=demo).exists()
+
+
+def test_an_unknown_stream_token_ends_with_an_error_event(staff_client):
+    response = staff_client.get("/admin/sandbox/answer/" + "0" * 32 + "/")
+    events = _events(_body(response))
+    assert events == [("error", {"message": "This sandbox answer has expired; ask again."})]
+
+
+def test_a_refused_question_needs_no_stream(staff_client, demo):
+    html = staff_client.get(
+        "/admin/sandbox/", {**MONEY_BACK, "threshold": "1"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert "data-answer-stream" not in html
+    assert "sorry, I couldn't find an answer to your question." in html

@@ -77,35 +77,8 @@ def test_sync_now_is_refused_to_non_staff(reader_client, docs, django_capture_on
     assert callbacks == []
 
 
-def test_adding_a_website_source_stores_its_config(staff_client, docs):
-    response = staff_client.post(
-        f"/admin/sources/?project={docs.project_id}",
-        {"name": "Docs", "start_url": "http://127.0.0.1:9/docs/", "schedule": "weekly",
-         "max_pages": "50"},
-    )  # fmt: skip
-    source = Source.objects.get(project=docs.project, name="Docs")
-    assert response["Location"] == f"/admin/sources/{source.pk}/"
-    assert (source.kind, source.schedule) == ("website", "weekly")
-    assert source.config == {"start_url": "http://127.0.0.1:9/docs/", "max_pages": 50}
-
-
-@pytest.mark.parametrize(
-    ("changes", "field", "message"),
-    [
-        ({"name": "FAQ"}, "name", "already has a source with that name"),
-        ({"start_url": "ftp://x.example/"}, "start_url", "Enter an http or https URL."),
-        ({"start_url": ""}, "start_url", "This field is required."),
-        ({"max_pages": "0"}, "max_pages", "greater than or equal to 1"),
-    ],
-)
-def test_a_bad_website_source_shows_the_error_next_to_the_field_and_adds_nothing(
-    staff_client, docs, changes, field, message
-):
-    data = {"name": "Docs", "start_url": "https://docs.example/", "schedule": "off",
-            "max_pages": "10", **changes}  # fmt: skip
-    response = staff_client.post(f"/admin/sources/?project={docs.project_id}", data)
-    assert response.status_code == 200
-    html = response.content.decode()
-    block = html.split(f'for="id_{field}"', 1)[1].split('<div class="field', 1)[0]
-    assert message in block
-    assert Source.objects.filter(project=docs.project).count() == 1
+def test_the_list_shows_document_and_chunk_counts_and_links_to_add_each_kind(staff_client, docs):
+    html = staff_client.get("/admin/sources/", {"project": docs.project_id}).content.decode()
+    for kind in ("website", "files", "support", "manual"):
+        assert f"/admin/sources/new/{kind}/?project={docs.project_id}" in html
+    assert "<title>Sources · Ask AI</title>" in html

@@ -163,3 +163,31 @@ def test_it_skips_pages_over_the_size_limit(site, store, project) -> None:  # no
         "error": "page larger than 10 kB; skipped",
     } in run.errors
     assert run.added == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_slow_crawl_saves_its_progress_as_it_goes(site, store, project) -> None:  # noqa: ANN001
+    """Fewer pages than a batch still move the progress bar: a slow crawl flushes every
+    second. The crawl is held at its last page while we look."""
+    import threading
+    import time
+
+    source = website(project, f"{site.url}/docs/")
+    site.delay = 0.6
+    site.held = {"/docs/broken.html"}
+    worker = threading.Thread(target=lambda: source_sync(source=source, trigger="test"))
+    worker.start()
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            run = SyncRun.objects.filter(source=source).first()
+            if run is not None and run.done > 0:
+                break
+            time.sleep(0.2)
+        assert run is not None and run.status == SyncRun.Status.RUNNING
+        assert 0 < run.done < run.total and 0 < run.percent < 100
+    finally:
+        site.released.set()
+        worker.join(timeout=60)
+    run.refresh_from_db()
+    assert run.status == SyncRun.Status.PARTIAL and run.percent == 100
