@@ -40,6 +40,7 @@ class SandboxRun:
     query: str
     threshold: float
     max_kept: int
+    rerank_top: int
     candidates: list[SandboxCandidate]
     prompt_system: str
     prompt_messages: list[tuple[str, str]]
@@ -83,7 +84,8 @@ def sandbox_run(
     except Exception:  # noqa: BLE001 - any failing model or store is shown the same way
         logger.exception("sandbox retrieval failed for project %s", project.pk)
         return SandboxRun(
-            query="", threshold=threshold, max_kept=project.max_kept, candidates=[],
+            query="", threshold=threshold, max_kept=project.max_kept,
+            rerank_top=project.rerank_top, candidates=[],
             prompt_system="", prompt_messages=[], answer="", refused=False, generator="",
             error=UNAVAILABLE,
         )  # fmt: skip
@@ -108,6 +110,7 @@ def sandbox_run(
         query=retrieval.query,
         threshold=threshold,
         max_kept=project.max_kept,
+        rerank_top=project.rerank_top,
         candidates=[
             SandboxCandidate(
                 title=c.chunk.title,

@@ -91,7 +91,7 @@ def test_the_answer_is_rendered_from_markdown_without_raw_html(staff_client, dem
     answer = html.split('data-testid="answer">', 1)[1].split("</article>", 1)[0]
     assert "<strong>" in answer and "**" not in answer
     run = SandboxRun(
-        query="q", threshold=0.5, max_kept=3, candidates=[], prompt_system="",
+        query="q", threshold=0.5, max_kept=3, rerank_top=8, candidates=[], prompt_system="",
         prompt_messages=[], answer="<script>alert(1)</script> **bold**", refused=False,
         generator="extractive",
     )  # fmt: skip
