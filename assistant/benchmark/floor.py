@@ -24,7 +24,8 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-from assistant.rag.adapters.chroma_store import ChromaStore, get_client
+from assistant.rag.adapters.chroma_clients import get_client
+from assistant.rag.adapters.chroma_store import ChromaStore
 from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
 from assistant.rag.adapters.model_files import (
     FLASHRANK_MODEL_FILE,

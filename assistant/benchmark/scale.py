@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from assistant.benchmark.stats import over_runs
-from assistant.rag.adapters.chroma_store import ChromaStore, HnswParams, close_clients, get_client
+from assistant.rag.adapters.chroma_clients import close_clients, get_client
+from assistant.rag.adapters.chroma_store import ChromaStore, HnswParams
 
 MIX = 3
 NOISE = 0.5  # times the real vectors' per-dimension standard deviation

@@ -16,14 +16,12 @@ from typing import Any
 import pytest
 
 from assistant.rag.adapters import chroma_store
+from assistant.rag.adapters.chroma_clients import VectorStoreUnavailable, close_clients, get_client
 from assistant.rag.adapters.chroma_store import (
     ChromaStore,
     HnswParams,
     VectorStoreMismatch,
-    VectorStoreUnavailable,
-    close_clients,
     collection_name,
-    get_client,
 )
 from tests.servers import free_port, start_chroma, stop
 

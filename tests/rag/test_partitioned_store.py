@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.adapters.chroma_store import ChromaStore, get_client, partitioned
+from assistant.rag.adapters.chroma_clients import get_client
+from assistant.rag.adapters.chroma_store import ChromaStore, partitioned
 
 
 def unit(*values: float) -> list[float]:

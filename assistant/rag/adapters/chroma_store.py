@@ -1,10 +1,8 @@
 """Chroma as the VectorStore: one cosine collection per embedder (and per prefix).
 
-Two ways to reach Chroma, chosen by the location string:
-
-* a filesystem path -> ``chromadb.PersistentClient`` (the embedded default; one process only);
-* ``http://host:port`` -> ``chromadb.HttpClient`` against ``chroma run`` (the scale-out path,
-  needed once a web process and a Celery worker both touch the store).
+The location string chooses how Chroma is reached (``chroma_clients``): a filesystem path opens
+the embedded ``PersistentClient`` (one process only), ``http://host:port`` a ``chroma run``
+server (the scale-out path, needed once a web process and a Celery worker both touch the store).
 
 Vectors are always given explicitly and collections are opened with ``embedding_function=None``,
 so chromadb's default ONNX MiniLM embedder (which downloads a model on first use) is never built.
@@ -25,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import re
 import threading
 import warnings
@@ -34,32 +31,30 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
-from urllib.parse import urlsplit
 
-import chromadb
 import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
-from chromadb.config import Settings as ChromaSettings
 from chromadb.errors import NotFoundError
 
+from assistant.rag.adapters.chroma_clients import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_REQUEST_TIMEOUT,
+    get_client,
+    is_url,
+    unavailable,
+)
 from assistant.rag.adapters.partitioned_store import PartitionedStore
 from assistant.rag.ports import VectorHit, VectorStore
 
 logger = logging.getLogger(__name__)
 
 SPACE = "cosine"
-DEFAULT_CONNECT_TIMEOUT = 2.0
-DEFAULT_REQUEST_TIMEOUT = 60.0
 # The portable limit: chromadb's Python name check allows 63 characters, its Rust one 512.
 _MAX_NAME_LENGTH = 63
 _IDS_PAGE_SIZE = 5_000
 
 Metadata = Mapping[str, str | int | float | bool]
-
-
-class VectorStoreUnavailable(RuntimeError):
-    """The vector store cannot be reached now; the message names where it was looked for."""
 
 
 class VectorStoreMismatch(ValueError):
@@ -106,117 +101,6 @@ def collection_name(prefix: str, embedder_id: str, dimension: int) -> str:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def is_url(location: str | Path) -> bool:
-    return isinstance(location, str) and location.startswith(("http://", "https://"))
-
-
-# --- one client per path/URL per process -------------------------------------------------------
-
-_cache_lock = threading.Lock()
-_clients: dict[str, ClientAPI] = {}
-_client_locks: dict[str, threading.Lock] = {}
-
-
-def _forget_clients_after_fork() -> None:
-    # A forked child (Celery prefork) must not reuse the parent's client or a lock held
-    # at fork time; it builds its own on first use.
-    global _cache_lock, _clients, _client_locks
-    _cache_lock = threading.Lock()
-    _clients = {}
-    _client_locks = {}
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_clients_after_fork)
-
-
-def _cache_key(location: str | Path) -> str:
-    if is_url(location):
-        return str(location).rstrip("/")
-    return str(Path(location).expanduser().resolve())
-
-
-def get_client(
-    location: str | Path,
-    *,
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
-    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
-) -> ClientAPI:
-    """The process-wide client for a path or URL, built on first use."""
-    key = _cache_key(location)
-    client = _clients.get(key)
-    if client is not None:
-        return client
-    with _cache_lock:
-        key_lock = _client_locks.setdefault(key, threading.Lock())
-    with key_lock:  # per key, so a slow server does not block opening a local path
-        client = _clients.get(key)
-        if client is None:
-            if is_url(key):
-                client = _http_client(key, connect_timeout, request_timeout)
-            else:
-                client = _persistent_client(key)
-            _clients[key] = client
-        return client
-
-
-def close_clients() -> None:
-    """Close every cached client (tests, evaluation runs). Stores reopen on next use."""
-    with _cache_lock:
-        clients = list(_clients.values())
-        _clients.clear()
-    for client in clients:
-        close = getattr(client, "close", None)
-        if callable(close):
-            close()
-
-
-def _settings() -> ChromaSettings:
-    return ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-
-
-def _persistent_client(path: str) -> ClientAPI:
-    Path(path).mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=path, settings=_settings())
-
-
-def _http_client(url: str, connect_timeout: float, request_timeout: float) -> ClientAPI:
-    parts = urlsplit(url)
-    if not parts.hostname:
-        raise ValueError(f"Not a Chroma server URL: {url!r}")
-    ssl = parts.scheme == "https"
-    port = parts.port or (443 if ssl else 80)
-    # chromadb's own HTTP session has no timeout at all, so an unreachable or black-holed
-    # server would hang the first request; ask the heartbeat first, briefly.
-    heartbeat = f"{parts.scheme}://{parts.netloc}/api/v2/heartbeat"
-    try:
-        response = httpx.get(heartbeat, timeout=connect_timeout)
-    except httpx.HTTPError as error:
-        raise _unavailable(url, error) from error
-    if response.status_code != httpx.codes.OK:
-        raise VectorStoreUnavailable(
-            f"The Chroma server at {url} answered HTTP {response.status_code} to its "
-            "heartbeat; is this URL a Chroma server (`chroma run`)?"
-        )
-    try:
-        client = chromadb.HttpClient(host=parts.hostname, port=port, ssl=ssl, settings=_settings())
-    except (httpx.HTTPError, ValueError) as error:
-        raise _unavailable(url, error) from error
-    # Bound every later request too. chromadb exposes no setting for this, so set it on its
-    # httpx session when that is where we expect it to be.
-    session = getattr(getattr(client, "_server", None), "_session", None)
-    if isinstance(session, httpx.Client):
-        session.timeout = httpx.Timeout(request_timeout, connect=connect_timeout)
-    return client
-
-
-def _unavailable(url: str, error: Exception) -> VectorStoreUnavailable:
-    return VectorStoreUnavailable(
-        f"Cannot reach the Chroma server at {url} ({type(error).__name__}: {error}). "
-        "Is `chroma run` running there, and is the URL right?"
-    )
 
 
 def _where(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -469,7 +353,7 @@ class ChromaStore:
         try:
             yield
         except httpx.TransportError as error:
-            raise _unavailable(str(self.location), error) from error
+            raise unavailable(str(self.location), error) from error
 
 
 # --- one collection per project ----------------------------------------------------------------
@@ -505,7 +389,7 @@ def partitioned(
         try:
             names = [c.name if hasattr(c, "name") else str(c) for c in client.list_collections()]
         except Exception as error:  # noqa: BLE001 - reported like every other store failure
-            raise _unavailable(str(location), error) from error
+            raise unavailable(str(location), error) from error
         values = []
         for name in names:
             if name.startswith(head) and name.endswith(tail):
