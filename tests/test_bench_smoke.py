@@ -82,7 +82,7 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
 
     scale = report["scale"]
     assert scale["chunks"] == 1_000 and scale["real_chunks"] + scale["filler_chunks"] == 1_000
-    assert 0.0 <= scale["recall@10"] <= 1.0 and 0.0 <= scale["unfiltered_recall@10"] <= 1.0
+    assert 0.0 <= scale["recall@10"] <= 1.0 and 0.0 <= scale["shared_filtered_recall@10"] <= 1.0
     assert scale["search_ms"]["median"] > 0
 
     cache = report["cache"]

@@ -71,10 +71,10 @@ def table(report: dict[str, Any]) -> str:
                   f"nearest-neighbour similarity: real {scale['real_to_real_nn_similarity']}, "
                   f"filler {scale['filler_to_real_nn_similarity']}",
                   f"{'':<24}{'median':>10}{'p95':>10}{'recall@10':>12}",
-                  f"{'with project filter':<24}{_stats(scale['search_ms'])}"
+                  f"{'per-project collection':<24}{_stats(scale['search_ms'])}"
                   f"{scale['recall@10']:>12.3f}",
-                  f"{'without filter':<24}{_stats(scale['unfiltered_search_ms'])}"
-                  f"{scale['unfiltered_recall@10']:>12.3f}"]  # fmt: skip
+                  f"{'shared, project filter':<24}{_stats(scale['shared_filtered_search_ms'])}"
+                  f"{scale['shared_filtered_recall@10']:>12.3f}"]  # fmt: skip
     cache = report.get("cache")
     if cache:
         lines += ["", f"Repeated question ({cache['questions']} questions; time to sources = "

@@ -49,7 +49,7 @@ from assistant.services import project_settings
 
 SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest")
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
-SCHEMA = 1
+SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
 
 def _levels(text: str) -> list[int]:
