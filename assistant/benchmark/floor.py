@@ -1,8 +1,8 @@
 """The raw floor: the same inputs through the bare libraries, with nothing of ours around them.
 
-* embedding: one `onnxruntime` `session.run` of the embedder's model on the query, already
-  tokenised (instruction prefix and truncation as the adapter does them);
-* vector search: one `chromadb` `collection.query` for ids and distances;
+* embedding: one `onnxruntime` `session.run` of the embedder's model on each searched text,
+  already tokenised (instruction prefix and truncation as the adapter does them);
+* vector search: one `chromadb` `collection.query` for ids and distances per searched text;
 * rerank: `session.run` of the cross-encoder on the (query, passage) pairs, already tokenised
   by flashrank's own tokenizer, in the adapter's batch size.
 

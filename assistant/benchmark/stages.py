@@ -136,12 +136,14 @@ def _floor(
     settings: Settings,
 ) -> dict[str, float]:
     embedder = retriever.embedder
+    searched = retrieval.searched or [retrieval.query]  # with a topic, also the bare question
     times: dict[str, float] = {}
     if floor.embed is not None:
-        times["embed"] = floor.embed.time_ms(floor.embed.prepare(retrieval.query))
+        times["embed"] = sum(floor.embed.time_ms(floor.embed.prepare(t)) for t in searched)
     if floor.search is not None:
-        vector = embedder.embed_query(retrieval.query)
-        times["search"] = floor.search.time_ms(vector, search_depth(settings, retriever))
+        depth = search_depth(settings, retriever)
+        vectors = [embedder.embed_query(text) for text in searched]
+        times["search"] = sum(floor.search.time_ms(vector, depth) for vector in vectors)
     reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]
     if floor.rerank is not None and reranked:
         times["rerank"] = floor.rerank.time_ms(floor.rerank.prepare(retrieval.query, reranked))

@@ -49,6 +49,8 @@ class SandboxRun:
     generator: str
     error: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: Every text that was searched: the query, and the question without its topic.
+    searched: list[str] = field(default_factory=list)
     #: Set when the answer is left to `sandbox_answer_stream`.
     stream_token: str = ""
 
@@ -129,6 +131,7 @@ def sandbox_run(
         generator=answer.generator_id,
         error=error,
         timings_ms=retrieval.timings_ms,
+        searched=retrieval.searched,
         stream_token=token,
     )
 

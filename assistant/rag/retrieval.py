@@ -1,4 +1,5 @@
-"""Retrieval: `(topic) question` -> vector (+ lexical) search -> cross-encoder rerank -> gate."""
+"""Retrieval: `(topic) question` (and the bare question) -> vector (+ lexical) search, fused ->
+cross-encoder rerank -> gate."""
 
 from __future__ import annotations
 
@@ -21,12 +22,27 @@ RRF_K = 60
 def retrieval_query(question: Question) -> str:
     """The text that is embedded and reranked. The page topic goes first, in parentheses,
     because it carries what a short question leaves out ("When does it expire?")."""
+    text = _question_text(question)
+    topic = " ".join(question.topic.split())
+    return f"({topic}) {text}" if topic else text
+
+
+def search_queries(question: Question) -> list[str]:
+    """The texts searched for: the retrieval query and, when a topic is given, the question
+    without it. The topic rescues a vague question, but a question that already says what it
+    is about is found better without it (Ray dev set: hit@5 0.613 without the topic, 0.595
+    with it); the two searches are fused, so each question gets the better of both."""
+    query = retrieval_query(question)
+    plain = _question_text(question)
+    return [query, plain] if plain != query else [query]
+
+
+def _question_text(question: Question) -> str:
     text = " ".join(question.text.split())
     earlier = [t.content for t in question.history if t.role == "user"][-HISTORY_QUESTIONS:]
     if earlier:
         text = " ".join([*(" ".join(e.split()) for e in earlier), text])
-    topic = " ".join(question.topic.split())
-    return f"({topic}) {text}" if topic else text
+    return text
 
 
 def passage_text(chunk: Chunk) -> str:
@@ -78,24 +94,30 @@ class Retriever:
     ) -> Retrieval:
         timings: dict[str, float] = {}
         query = retrieval_query(question)
+        texts = search_queries(question)
 
         started = self.clock()
-        vector = self.embedder.embed_query(query)
+        vectors = [self.embedder.embed_query(text) for text in texts]
         timings["embed_ms"] = _ms(started, self.clock())
 
         hybrid = self.lexical is not None
         depth = max(settings.num_candidates, FUSION_DEPTH) if hybrid else settings.num_candidates
         started = self.clock()
-        hits = self.store.query(vector, k=depth, where=where)
+        rankings: list[list[str]] = []
+        similarity: dict[str, float] = {}  # to the closer of the search texts
+        for vector in vectors:
+            hits = self.store.query(vector, k=depth, where=where)
+            rankings.append([hit.id for hit in hits])
+            for hit in hits:
+                similarity[hit.id] = max(hit.similarity, similarity.get(hit.id, hit.similarity))
         timings["search_ms"] = _ms(started, self.clock())
-        similarity = {hit.id: hit.similarity for hit in hits}
-        order = [hit.id for hit in hits]
 
         if self.lexical is not None:
             started = self.clock()
             words = self.lexical.search(query, k=depth, where=where)
             timings["lexical_ms"] = _ms(started, self.clock())
-            order = fuse([order, [chunk_id for chunk_id, _ in words]])
+            rankings.append([chunk_id for chunk_id, _ in words])
+        order = fuse(rankings) if len(rankings) > 1 else rankings[0]
         order = order[: settings.num_candidates]
 
         started = self.clock()
@@ -120,7 +142,7 @@ class Retriever:
             for candidate in candidates[: settings.max_kept]:
                 candidate.kept = True
 
-        return Retrieval(query=query, candidates=candidates, timings_ms=timings)
+        return Retrieval(query=query, candidates=candidates, timings_ms=timings, searched=texts)
 
 
 def _ms(start: float, end: float) -> float:

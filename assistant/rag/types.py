@@ -73,6 +73,8 @@ class Retrieval:
     query: str
     candidates: list[Candidate]
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: The texts embedded and searched (the query, and the question without its topic).
+    searched: list[str] = field(default_factory=list)
 
     @property
     def kept(self) -> list[Candidate]:

@@ -26,6 +26,8 @@ def test_it_shows_the_query_every_candidate_the_prompt_and_the_answer(staff_clie
     assert response.status_code == 200
     assert "<html" in html  # a normal request gets the whole page
     assert "(Billing) How do I get my money back?" in html
+    assert "Also searched without the topic" in html
+    assert "<code>How do I get my money back?</code>" in html
     rows = candidate_rows(html)
     assert len(rows) == demo.num_candidates
     # The cross-encoder read the search's best `rerank_top`; they come first, best first.

@@ -11,7 +11,7 @@ from assistant.rag.adapters.chroma_store import ChromaStore
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.prompting import build_prompt
-from assistant.rag.retrieval import Retriever, passage_text, retrieval_query
+from assistant.rag.retrieval import Retriever, passage_text, retrieval_query, search_queries
 from assistant.rag.types import SORRY, Chunk, Prompt, Question, Settings, Turn
 
 DOCS = [
@@ -75,6 +75,42 @@ def test_it_carries_the_previous_question_into_a_follow_up_query():
     history = (Turn("user", "How do tokens work?"), Turn("assistant", "They ..."))
     question = Question("When do they expire?", topic="Tokens", history=history)
     assert retrieval_query(question) == "(Tokens) How do tokens work? When do they expire?"
+
+
+def test_with_a_topic_it_also_searches_the_bare_question():
+    assert search_queries(Question("When does it expire?", "Tokens")) == [
+        "(Tokens) When does it expire?",
+        "When does it expire?",
+    ]
+    assert search_queries(Question("When does it expire?")) == ["When does it expire?"]
+
+
+def test_both_searches_are_fused_and_each_chunk_keeps_its_closer_similarity(retriever, embedder):
+    question = Question("How do I authenticate to Elasticsearch?", "Couchbase")
+    retrieval = retriever.retrieve(question, Settings(num_candidates=5, rerank=False))
+    assert retrieval.searched == [
+        "(Couchbase) How do I authenticate to Elasticsearch?",
+        "How do I authenticate to Elasticsearch?",
+    ]
+    assert {c.chunk.id for c in retrieval.candidates} == {d.id for d in DOCS}
+    vectors = [embedder.embed_query(text) for text in retrieval.searched]
+    passages = embedder.embed_documents([passage_text(c.chunk) for c in retrieval.candidates])
+    for candidate, passage in zip(retrieval.candidates, passages, strict=True):
+        closer = max(sum(a * b for a, b in zip(v, passage, strict=True)) for v in vectors)
+        assert candidate.similarity == pytest.approx(closer, abs=1e-3), candidate.chunk.id
+    # Fused by reciprocal rank (k=60): the candidates come in order of their summed 1/(60+rank)
+    # over the two searches, each ranked here from the embeddings alone.
+    chunk_vectors = dict(zip([d.id for d in DOCS], embedder.embed_documents(
+        [passage_text(d) for d in DOCS]), strict=True))  # fmt: skip
+    totals = dict.fromkeys(chunk_vectors, 0.0)
+    for v in vectors:
+        ranked = sorted(chunk_vectors, key=lambda i, v=v: -sum(
+            a * b for a, b in zip(v, chunk_vectors[i], strict=True)))  # fmt: skip
+        for rank, chunk_id in enumerate(ranked, start=1):
+            totals[chunk_id] += 1 / (60 + rank)
+    fused = [totals[c.chunk.id] for c in retrieval.candidates]
+    assert fused == sorted(fused, reverse=True)
+    assert len(set(fused)) > 1  # the two searches disagree somewhere, so the order is tested
 
 
 def test_the_topic_prefix_finds_what_a_vague_question_leaves_out(retriever):
