@@ -1,7 +1,8 @@
 """The raw floor: the same inputs through the bare libraries, with nothing of ours around them.
 
 * embedding: one `onnxruntime` `session.run` of the embedder's model on each searched text,
-  already tokenised (instruction prefix and truncation as the adapter does them);
+  already tokenised (instruction prefix and truncation as the adapter does them), side by side
+  on the adapter's number of threads;
 * vector search: one `chromadb` `collection.query` for ids and distances per searched text;
 * rerank: `session.run` of the cross-encoder on the (query, passage) pairs, already tokenised
   by flashrank's own tokenizer, in the adapter's batch size.
@@ -48,6 +49,7 @@ class RawEmbed:
     session: ort.InferenceSession
     tokenizer: Tokenizer
     instruction: str
+    pool: ThreadPoolExecutor
 
     @classmethod
     def for_embedder(cls, embedder: object) -> RawEmbed | None:
@@ -58,16 +60,18 @@ class RawEmbed:
         tokenizer.no_padding()
         tokenizer.enable_truncation(max_length=embedder.max_tokens)
         session = _session(str(files["model.onnx"]))
-        return cls(session, tokenizer, embedder.spec.query_instruction)
+        pool = ThreadPoolExecutor(embedder.threads, thread_name_prefix="raw-embed")
+        return cls(session, tokenizer, embedder.spec.query_instruction, pool)
 
     def prepare(self, query: str) -> dict[str, Any]:
         ids = np.array([self.tokenizer.encode(self.instruction + query).ids], dtype=np.int64)
         return {"input_ids": ids, "attention_mask": np.ones_like(ids),
                 "token_type_ids": np.zeros_like(ids)}  # fmt: skip
 
-    def time_ms(self, inputs: dict[str, Any]) -> float:
+    def time_ms(self, queries: Sequence[dict[str, Any]]) -> float:
+        """The prepared queries, one run each, shared out to the adapter's threads."""
         started = time.perf_counter()
-        self.session.run(["last_hidden_state"], inputs)
+        list(self.pool.map(lambda inputs: self.session.run(["last_hidden_state"], inputs), queries))
         return (time.perf_counter() - started) * 1000
 
 

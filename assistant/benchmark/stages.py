@@ -139,10 +139,10 @@ def _floor(
     searched = retrieval.searched or [retrieval.query]  # with a topic, also the bare question
     times: dict[str, float] = {}
     if floor.embed is not None:
-        times["embed"] = sum(floor.embed.time_ms(floor.embed.prepare(t)) for t in searched)
+        times["embed"] = floor.embed.time_ms([floor.embed.prepare(t) for t in searched])
     if floor.search is not None:
         depth = search_depth(settings, retriever)
-        vectors = [embedder.embed_query(text) for text in searched]
+        vectors = embedder.embed_queries(searched)
         times["search"] = sum(floor.search.time_ms(vector, depth) for vector in vectors)
     reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]
     if floor.rerank is not None and reranked:

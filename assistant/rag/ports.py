@@ -17,6 +17,10 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> list[float]: ...
 
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Several queries at once (a question's searches): one model run or one request."""
+        ...
+
 
 class VectorHit(Protocol):
     id: str

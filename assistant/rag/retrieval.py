@@ -97,7 +97,7 @@ class Retriever:
         texts = search_queries(question)
 
         started = self.clock()
-        vectors = [self.embedder.embed_query(text) for text in texts]
+        vectors = self.embedder.embed_queries(texts)
         timings["embed_ms"] = _ms(started, self.clock())
 
         hybrid = self.lexical is not None

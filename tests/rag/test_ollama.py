@@ -275,6 +275,20 @@ def test_it_is_faked_faithfully_enough_for_the_official_client(fake_ollama: Fake
 # -- embedder -----------------------------------------------------------------------------
 
 
+def test_a_questions_searches_are_embedded_in_one_request(fake_ollama: FakeOllama) -> None:
+    embedder = OllamaEmbedder(fake_ollama.url)
+
+    vectors = embedder.embed_queries(["(Keys) rotate key", "rotate key"])
+
+    bodies = [r.body for r in fake_ollama.requests_to("/api/embed")]
+    assert [b["input"] for b in bodies][-1] == [
+        "search_query: (Keys) rotate key",
+        "search_query: rotate key",
+    ]
+    assert len(vectors) == 2 and vectors[0] != vectors[1]
+    assert vectors[1] == embedder.embed_query("rotate key")
+
+
 def test_it_prefixes_queries_and_documents_for_nomic(fake_ollama: FakeOllama) -> None:
     embedder = OllamaEmbedder(fake_ollama.url)
 

@@ -273,7 +273,10 @@ class OllamaEmbedder:
         self._client.close()
 
     def embed_query(self, text: str) -> list[float]:
-        return self._embed([self.query_prefix + text])[0]
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._embed([self.query_prefix + text for text in texts])  # one request
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []

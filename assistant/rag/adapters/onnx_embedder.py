@@ -99,8 +99,13 @@ class OnnxEmbedder:
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        vector: list[float] = self._embed([self.spec.query_instruction + text])[0].tolist()
-        return vector
+        return self.embed_queries([text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        # One text a run by default, so the queries go to the workers side by side.
+        instruction = self.spec.query_instruction
+        vectors: list[list[float]] = self._embed([instruction + t for t in texts]).tolist()
+        return vectors
 
     # -- for the chunker --------------------------------------------------------------------
 
