@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import random
 import re
 
 import pytest
+
+from assistant.cors import forget_origins
 
 pytestmark = pytest.mark.django_db
 
@@ -32,6 +35,25 @@ def test_each_demo_page_embeds_the_widget_with_its_topic(client, demo, path, top
 def test_a_demo_page_says_when_its_origin_is_not_allowed(client, demo):
     html = client.get("/demo/billing/", HTTP_HOST="localhost:9999").content.decode()
     assert "http://localhost:9999</code>, which is not one of the demo" in html
+
+
+def test_seed_demo_allows_the_origin_the_demo_is_served_from(client, demo):
+    from django.core.management import CommandError, call_command
+
+    call_command("seed_demo", "--origin", "HTTP://LocalHost:9999/", stdout=io.StringIO())
+    call_command("seed_demo", "--origin", "http://localhost:9999", stdout=io.StringIO())
+    demo.refresh_from_db()
+    assert demo.allowed_origins.count("http://localhost:9999") == 1  # normalised, once
+    assert "http://127.0.0.1:8000" in demo.allowed_origins  # the others stay
+    forget_origins()
+    html = client.get("/demo/billing/", HTTP_HOST="localhost:9999").content.decode()
+    assert "not one of the demo" not in html
+
+    before = list(demo.allowed_origins)
+    with pytest.raises(CommandError, match="--origin: 'localhost:9999/x' is not an origin"):
+        call_command("seed_demo", "--origin", "localhost:9999/x", stdout=io.StringIO())
+    demo.refresh_from_db()
+    assert demo.allowed_origins == before
 
 
 def test_an_unknown_demo_page_is_not_found(client, demo):

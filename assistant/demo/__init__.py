@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
 
-from assistant.models import Project
+from assistant.models import Project, normalise_origin
 from ingestion.models import Source
 from ingestion.services import document_delete, document_upsert
 
@@ -27,12 +28,19 @@ class SeedResult:
     removed: int
 
 
-def demo_seed(*, origins: list[str] | None = None) -> SeedResult:
-    """Create or refresh the demo project and its documents. Safe to run again."""
+def demo_seed(*, origins: Sequence[str] = ()) -> SeedResult:
+    """Create or refresh the demo project and its documents. Safe to run again. `origins`
+    (where the demo pages are served, e.g. another port) are allowed too; a bad one raises
+    ValueError before anything is written."""
+    wanted = [normalise_origin(origin) for origin in origins]
     with transaction.atomic():
         project, _ = Project.objects.get_or_create(
-            name=PROJECT_NAME, defaults={"allowed_origins": origins or DEMO_ORIGINS}
+            name=PROJECT_NAME, defaults={"allowed_origins": list(DEMO_ORIGINS)}
         )
+        missing = [origin for origin in wanted if origin not in project.allowed_origins]
+        if missing:
+            project.allowed_origins = [*project.allowed_origins, *missing]
+            project.save(update_fields=["allowed_origins"])
         source, _ = Source.objects.get_or_create(
             project=project, name=SOURCE_NAME, defaults={"kind": Source.Kind.FILES}
         )

@@ -1,4 +1,4 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from assistant.demo import demo_seed
 
@@ -6,8 +6,18 @@ from assistant.demo import demo_seed
 class Command(BaseCommand):
     help = "Create (or refresh) the demo project and its help-centre documents. Idempotent."
 
-    def handle(self, *args: object, **options: object) -> None:
-        result = demo_seed()
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument(
+            "--origin", action="append", default=[],
+            help="Also allow this origin (where the demo pages are served), e.g. "
+            "http://127.0.0.1:9000; repeat for more",
+        )  # fmt: skip
+
+    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+        try:
+            result = demo_seed(origins=options["origin"])
+        except ValueError as exc:
+            raise CommandError(f"--origin: {exc}") from exc
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo project '{result.project.name}' (key {result.project.public_key}): "
