@@ -54,6 +54,18 @@ def test_evaluate_reports_ranking_metrics_on_a_slice(ray_slice, tmp_path):
     # finds at least one of them in its top five.
     assert report["hit@5"] > 0
     assert report["latency_ms"]["total_ms"]["median"] > 0
+    low, high = report["ci95"]["hit@5"]
+    assert low <= report["hit@5"] <= high
+    assert [o["id"] for o in report["per_query"]] == [q.id for q in load_queries(queries)]
+
+    # The same run again, compared question by question: nothing won, nothing lost.
+    again = tmp_path / "again.json"
+    call_command("evaluate", corpus=corpus, queries=queries, candidates=5, json=again,
+                 baseline=out, stdout=_Sink(), stderr=_Sink())  # fmt: skip
+    versus = json.loads(again.read_text())["vs_baseline"]
+    assert versus["shared_questions"] == QUESTIONS
+    assert versus["metrics"]["hit@5"]["n"] == QUESTIONS
+    assert all(row["won"] == row["lost"] == 0 for row in versus["metrics"].values())
 
 
 @pytest.mark.bench

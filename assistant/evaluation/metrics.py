@@ -59,3 +59,24 @@ def median_p95(values: Sequence[float]) -> dict[str, float]:
     ordered = sorted(values)
     p95 = ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
     return {"median": round(statistics.median(ordered), 2), "p95": round(p95, 2)}
+
+
+def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (95% for z = 1.96). With 168 questions a
+    share near 0.7 is known to about ±0.07: differences smaller than that need a paired test."""
+    if n <= 0:
+        return None
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
+
+
+def sign_test(won: int, lost: int) -> float:
+    """Exact two-sided sign test: how likely a split at least this uneven is when a change
+    makes no difference (ties are dropped). 1.0 when nothing changed."""
+    n = won + lost
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(won, lost) + 1)) / 2**n
+    return round(min(1.0, 2 * tail), 4)

@@ -19,6 +19,7 @@ from assistant.evaluation.metrics import (
     mrr_at,
     ndcg_at,
     recall_at,
+    wilson,
 )
 from assistant.rag.retrieval import Retriever
 from assistant.rag.types import Question, Settings
@@ -57,6 +58,7 @@ def evaluate(
     refused: list[float] = []
     best: dict[str, list[float]] = {"answerable": [], "unanswerable": []}
     stages: dict[str, list[float]] = {}
+    outcomes: list[dict[str, Any]] = []  # one per question, for paired comparisons
 
     for number, query in enumerate(queries, start=1):
         question = Question(query.question, topic_for(query, areas, config.topic))
@@ -71,6 +73,8 @@ def evaluate(
         group = "answerable" if query.answerable else "unanswerable"
         if best_relevance is not None:
             best[group].append(best_relevance)
+        outcome: dict[str, Any] = {"id": query.id, "answerable": query.answerable,
+                                   "best_relevance": best_relevance}  # fmt: skip
 
         if query.answerable:
             chunks = [index.chunks[c.chunk.id] for c in retrieval.candidates]
@@ -81,13 +85,19 @@ def evaluate(
             scores["recall@5"].append(recall_at(sections, relevant, 5))
             scores["mrr@10"].append(mrr_at(sections, relevant, 10))
             scores["ndcg@10"].append(ndcg_at(sections, relevant, 10))
+            outcome["hit@1"] = bool(scores["hit@1"][-1])
+            outcome["hit@5"] = bool(scores["hit@5"][-1])
             if query.gold_page:
                 top_pages = dedupe([c.page for c in chunks])[:5]
                 page_hits.append(float(query.gold_page in top_pages))
+                outcome["page_hit@5"] = query.gold_page in top_pages
             if kept_any is not None:
                 answered.append(float(kept_any))
+                outcome["answered"] = kept_any
         elif kept_any is not None:
             refused.append(float(not kept_any))
+            outcome["refused"] = not kept_any
+        outcomes.append(outcome)
         if progress:
             progress(number, len(queries))
 
@@ -97,6 +107,9 @@ def evaluate(
     report["refused"] = _avg(refused)
     report["n_answerable"] = sum(1 for q in queries if q.answerable)
     report["n_unanswerable"] = sum(1 for q in queries if not q.answerable)
+    shares = {"hit@1": scores["hit@1"], "hit@5": scores["hit@5"], "page_hit@5": page_hits,
+              "answered": answered, "refused": refused}  # fmt: skip
+    report["ci95"] = {k: wilson(int(sum(v)), len(v)) for k, v in shares.items() if v}
     report["best_relevance"] = {g: distribution(v) for g, v in best.items()}
     report["latency_ms"] = {stage: median_p95(v) for stage, v in stages.items()}
     report["config"] = {
@@ -105,6 +118,7 @@ def evaluate(
         "index": index.key,
         "chunks": len(index.chunks),
     }  # fmt: skip
+    report["per_query"] = outcomes
     return report
 
 

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from assistant.evaluation.compare import ComparisonError, compare, format_comparison, load_run
 from assistant.evaluation.dataset import DatasetError, load_queries
 from assistant.evaluation.runner import RunConfig, evaluate
 from assistant.management.eval_index import open_eval_index
@@ -43,6 +44,10 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--limit", type=int, help="Only the first N queries")
         parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
+        parser.add_argument(
+            "--baseline", type=Path,
+            help="A report an earlier `--json` wrote: compare question by question against it",
+        )  # fmt: skip
 
     def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
         corpus_path: Path = options["corpus"]
@@ -57,6 +62,14 @@ class Command(BaseCommand):
             raise CommandError("--rerank-top must be between 0 and 200.")
         if not 32 <= options["rerank_tokens"] <= 512:
             raise CommandError("--rerank-tokens must be between 32 and 512.")
+        if options["json"] and not options["json"].parent.is_dir():
+            raise CommandError(f"--json: no such folder: {options['json'].parent}")
+        baseline = None
+        if options["baseline"]:
+            try:
+                baseline = load_run(options["baseline"])
+            except ComparisonError as exc:
+                raise CommandError(f"--baseline: {exc}") from exc
         try:
             queries = load_queries(options["queries"])
         except DatasetError as exc:
@@ -92,19 +105,31 @@ class Command(BaseCommand):
         report["config"]["chunk_tokens"] = settings.ASKDOCS_CHUNK_TOKENS
         report["config"]["rerank_tokens"] = options["rerank_tokens"]
         report["config"]["retrieval"] = options["retrieval"]
+        unpaired = None
+        if baseline is not None:
+            try:
+                report["vs_baseline"] = compare(baseline, report["per_query"])
+            except ComparisonError as exc:
+                unpaired = exc  # the run itself is still written and shown
         if options["json"]:
             options["json"].write_text(json.dumps(report, indent=2) + "\n")
         self.stdout.write(self._format(report))
+        if unpaired is not None:
+            raise CommandError(f"--baseline: {unpaired}")
+        if "vs_baseline" in report:
+            self.stdout.write(format_comparison(report["vs_baseline"]))
 
     def _format(self, report: dict) -> str:  # type: ignore[type-arg]
-        lines = [f"{'metric':<14}{'value':>8}"]
+        lines = [f"{'metric':<14}{'value':>8}   95% interval"]
         for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5",
                     "answered", "refused", "n_answerable", "n_unanswerable"):  # fmt: skip
             value = report.get(key)
             shown = (
                 "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else value)
             )
-            lines.append(f"{key:<14}{shown:>8}")
+            interval = report["ci95"].get(key)
+            ci = f"   {interval[0]:.3f} – {interval[1]:.3f}" if interval else ""
+            lines.append(f"{key:<14}{shown:>8}{ci}")
         for group, dist in report["best_relevance"].items():
             if dist:
                 values = " ".join(f"{k} {v:.3f}" for k, v in dist.items())
