@@ -106,12 +106,11 @@ def test_load_run_returns_the_outcomes(tmp_path):
         ({"json": "/nonexistent/folder/out.json"}, "--json: no such folder"),
     ],
 )
-def test_evaluate_refuses_a_bad_baseline_or_output_before_doing_anything(
-    tmp_path, extra, message
-):
+def test_evaluate_refuses_a_bad_baseline_or_output_before_doing_anything(tmp_path, extra, message):
     corpus = tmp_path / "corpus.jsonl"
     queries = tmp_path / "queries.jsonl"
     corpus.write_text('{"id": "s1", "text": "hello"}\n')
     queries.write_text('{"id": "q1", "question": "hi?", "relevant_ids": ["s1"]}\n')
+    paths = {option: Path(value) for option, value in extra.items()}
     with pytest.raises(CommandError, match=message):
-        call_command("evaluate", corpus=corpus, queries=queries, **{k: Path(v) for k, v in extra.items()})
+        call_command("evaluate", corpus=corpus, queries=queries, **paths)
