@@ -13,10 +13,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from assistant.evaluation.metrics import sign_test
-
-#: The per-question outcomes a comparison reads, in the order they are shown.
-PAIRED_METRICS = ("hit@1", "hit@5", "page_hit@5", "answered", "refused")
+from assistant.evaluation.metrics import SHARES, sign_test
 
 
 class ComparisonError(ValueError):
@@ -52,7 +49,7 @@ def compare(
     if not shared:
         raise ComparisonError("The two runs have no question in common.")
     metrics: dict[str, dict[str, Any]] = {}
-    for metric in PAIRED_METRICS:
+    for metric in SHARES:
         pairs = [
             (bool(before[o["id"]][metric]), bool(o[metric]))
             for o in shared

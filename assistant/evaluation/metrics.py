@@ -6,6 +6,10 @@ import math
 import statistics
 from collections.abc import Sequence
 
+#: The metrics that are a yes or a no for each question (a question missing one is not counted
+#: in it): their shares get an interval, and `--baseline` compares them question by question.
+SHARES = ("hit@1", "hit@5", "page_hit@5", "answered", "refused")
+
 
 def dedupe(ids: Sequence[str]) -> list[str]:
     seen: set[str] = set()

@@ -12,6 +12,7 @@ from typing import Any
 from assistant.evaluation.dataset import Query, known_areas, topic_for
 from assistant.evaluation.index import EvalIndex
 from assistant.evaluation.metrics import (
+    SHARES,
     dedupe,
     distribution,
     hit_at,
@@ -51,14 +52,12 @@ def evaluate(
         rerank=config.rerank,
     )
     areas = known_areas(list(queries))
-    ranking_metrics = ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10")
-    scores: dict[str, list[float]] = {k: [] for k in ranking_metrics}
-    page_hits: list[float] = []
-    answered: list[float] = []
-    refused: list[float] = []
+    graded: dict[str, list[float]] = {k: [] for k in ("recall@5", "mrr@10", "ndcg@10")}
     best: dict[str, list[float]] = {"answerable": [], "unanswerable": []}
     stages: dict[str, list[float]] = {}
-    outcomes: list[dict[str, Any]] = []  # one per question, for paired comparisons
+    # One per question, with its yes/no outcomes (SHARES): the shares are read from these,
+    # and `--baseline` compares them question by question.
+    outcomes: list[dict[str, Any]] = []
 
     for number, query in enumerate(queries, start=1):
         question = Question(query.question, topic_for(query, areas, config.topic))
@@ -80,35 +79,25 @@ def evaluate(
             chunks = [index.chunks[c.chunk.id] for c in retrieval.candidates]
             sections = dedupe([c.section_id for c in chunks])
             relevant = query.relevant_ids
-            scores["hit@1"].append(hit_at(sections, relevant, 1))
-            scores["hit@5"].append(hit_at(sections, relevant, 5))
-            scores["recall@5"].append(recall_at(sections, relevant, 5))
-            scores["mrr@10"].append(mrr_at(sections, relevant, 10))
-            scores["ndcg@10"].append(ndcg_at(sections, relevant, 10))
-            outcome["hit@1"] = bool(scores["hit@1"][-1])
-            outcome["hit@5"] = bool(scores["hit@5"][-1])
+            outcome["hit@1"] = bool(hit_at(sections, relevant, 1))
+            outcome["hit@5"] = bool(hit_at(sections, relevant, 5))
+            graded["recall@5"].append(recall_at(sections, relevant, 5))
+            graded["mrr@10"].append(mrr_at(sections, relevant, 10))
+            graded["ndcg@10"].append(ndcg_at(sections, relevant, 10))
             if query.gold_page:
-                top_pages = dedupe([c.page for c in chunks])[:5]
-                page_hits.append(float(query.gold_page in top_pages))
-                outcome["page_hit@5"] = query.gold_page in top_pages
+                outcome["page_hit@5"] = query.gold_page in dedupe([c.page for c in chunks])[:5]
             if kept_any is not None:
-                answered.append(float(kept_any))
                 outcome["answered"] = kept_any
         elif kept_any is not None:
-            refused.append(float(not kept_any))
             outcome["refused"] = not kept_any
         outcomes.append(outcome)
         if progress:
             progress(number, len(queries))
 
-    report: dict[str, Any] = {k: _avg(v) for k, v in scores.items()}
-    report["page_hit@5"] = _avg(page_hits)
-    report["answered"] = _avg(answered)
-    report["refused"] = _avg(refused)
+    shares = {k: [float(o[k]) for o in outcomes if k in o] for k in SHARES}
+    report: dict[str, Any] = {k: _avg(v) for k, v in (shares | graded).items()}
     report["n_answerable"] = sum(1 for q in queries if q.answerable)
     report["n_unanswerable"] = sum(1 for q in queries if not q.answerable)
-    shares = {"hit@1": scores["hit@1"], "hit@5": scores["hit@5"], "page_hit@5": page_hits,
-              "answered": answered, "refused": refused}  # fmt: skip
     report["ci95"] = {k: wilson(int(sum(v)), len(v)) for k, v in shares.items() if v}
     report["best_relevance"] = {g: distribution(v) for g, v in best.items()}
     report["latency_ms"] = {stage: median_p95(v) for stage, v in stages.items()}
