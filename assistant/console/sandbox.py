@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
-from assistant import runtime
+from assistant.ask.services import UNAVAILABLE
 from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt, Question, Settings
-from assistant.services import UNAVAILABLE
+from assistant.wiring import runtime
+from ingestion.selectors import chunks_by_vector_id
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +81,8 @@ def sandbox_run(
     asked = Question(text=question.strip(), topic=topic.strip())
     try:
         pipeline = Pipeline(
-            retriever=runtime.retriever(), generator=runtime.generator_for(project.generator)
+            retriever=runtime.retriever(chunks=chunks_by_vector_id),
+            generator=runtime.generator_for(project.generator),
         )
         answer = pipeline.answer(asked, settings, {"project_id": project.id})
     except Exception:  # noqa: BLE001 - any failing model or store is shown the same way
