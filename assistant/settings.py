@@ -240,7 +240,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["assistant.ask.parsers.IntakeJSONParser"],
-    "EXCEPTION_HANDLER": "assistant.ask.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "assistant.api_errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {

@@ -247,6 +247,7 @@ class _Log:
             question=self.question.text,
             topic=self.question.topic,
             retrieval_query=retrieval.query if retrieval else "",
+            query_form=retrieval.query_form if retrieval else "",
             candidates=[
                 {
                     "chunk_id": c.chunk.id,

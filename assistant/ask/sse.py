@@ -16,10 +16,11 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from assistant.api_errors import intake_error_response
 from assistant.ask import intake
-from assistant.ask.api_errors import intake_error_response
-from assistant.ask.intake import AskRequest, Caller, IntakeError
+from assistant.ask.intake import AskRequest, Caller
 from assistant.ask.streaming import answer_frames
+from assistant.errors import IntakeError
 
 
 def _let_in(request: HttpRequest, data: dict[str, Any]) -> AskRequest:

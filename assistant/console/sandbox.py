@@ -20,7 +20,7 @@ from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Prompt, Question
+from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id
 
@@ -55,6 +55,8 @@ class SandboxRun:
     searched: list[str] = field(default_factory=list)
     #: Set when the answer is left to `sandbox_answer_stream`.
     stream_token: str = ""
+    #: Which form of the query won: "question", or "with_history" for a follow-up.
+    query_form: str = "question"
 
     @property
     def kept_count(self) -> int:
@@ -71,10 +73,19 @@ _CACHE_PREFIX = "console:sandbox-prompt:"
 
 
 def sandbox_run(
-    *, project: Project, question: str, topic: str, threshold: float, stream: bool = False
+    *,
+    project: Project,
+    question: str,
+    topic: str,
+    threshold: float,
+    stream: bool = False,
+    previous: str = "",
 ) -> SandboxRun:
+    """`previous`: an earlier question of the conversation to replay (as the widget sends it,
+    a user turn of the history)."""
     settings = settings_for(project, threshold=threshold)
-    asked = Question(text=question.strip(), topic=topic.strip())
+    history = (Turn("user", previous.strip()),) if previous.strip() else ()
+    asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
         pipeline = Pipeline(
             retriever=runtime.retriever(chunks=chunks_by_vector_id),
@@ -131,6 +142,7 @@ def sandbox_run(
         timings_ms=retrieval.timings_ms,
         searched=retrieval.searched,
         stream_token=token,
+        query_form=retrieval.query_form,
     )
 
 

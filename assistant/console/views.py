@@ -36,6 +36,7 @@ def sandbox(request: HttpRequest) -> HttpResponse:
                 threshold=project.threshold if threshold is None else threshold,
                 # htmx means JavaScript: the answer streams in. Without it, it is written here.
                 stream=bool(request.htmx),
+                previous=form.cleaned_data["previous"],
             )
     else:
         initial = {"threshold": project.threshold} if project else {}

@@ -20,7 +20,7 @@ from twilio.request_validator import (
 from twilio.twiml.messaging_response import MessagingResponse
 
 from assistant.ask import intake
-from assistant.ask.intake import IntakeError
+from assistant.errors import IntakeError
 from assistant.sms import services
 from assistant.sms.selectors import project_by_sms_number
 

@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from assistant.ask import intake, services
-from assistant.ask.intake import IntakeError
+from assistant.errors import IntakeError
 from assistant.models import Interaction, Project
 
 

@@ -26,6 +26,10 @@ class Query:
     answerable: bool
     gold_page: str = ""
     extra: dict[str, object] = field(default_factory=dict, compare=False)
+    #: Earlier user questions of the same conversation, oldest first (asked as the widget
+    #: would send them), and what kind of conversation it is (reported by kind).
+    history: tuple[str, ...] = ()
+    kind: str = ""
 
 
 class DatasetError(ValueError):
@@ -78,9 +82,18 @@ def load_queries(path: Path) -> list[Query]:
                 relevant_ids=frozenset(str(r) for r in relevant),  # type: ignore[union-attr]
                 answerable=bool(row.get("answerable", bool(relevant))),
                 gold_page=str(row.get("gold_page") or ""),
+                history=_history(path, row),
+                kind=str(row.get("kind") or ""),
             )
         )
     return queries
+
+
+def _history(path: Path, row: dict[str, object]) -> tuple[str, ...]:
+    history = row.get("history") or []
+    if not isinstance(history, list) or not all(isinstance(h, str) for h in history):
+        raise DatasetError(f"{path}: 'history' must be a list of earlier questions ({row['id']})")
+    return tuple(history)
 
 
 def file_digest(path: Path) -> str:

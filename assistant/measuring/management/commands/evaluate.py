@@ -139,6 +139,9 @@ class Command(BaseCommand):
             if dist:
                 values = " ".join(f"{k} {v:.3f}" for k, v in dist.items())
                 lines.append(f"best relevance, {group}: {values}")
+        for kind, row in report.get("by_kind", {}).items():
+            shares = " ".join(f"{k} {v:.3f}" for k, v in row.items() if k != "n" and v is not None)
+            lines.append(f"kind {kind or '-':<12} n {row['n']:>4}  {shares}")
         for stage, stats in report["latency_ms"].items():
             lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
         return "\n".join(lines)
