@@ -235,7 +235,7 @@ class _Log:
 
     def save(self, elapsed: float) -> Interaction:
         retrieval = self.answer.retrieval if self.answer else None
-        refused = bool(self.answer) and (
+        refused = self.answer is not None and (
             self.answer.refused_before_generation or is_refusal(self.text)
         )
         latency = {**(retrieval.timings_ms if retrieval else {}), **self.latency}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -85,7 +86,7 @@ def memory_store() -> VectorStore:
 def extractive_generator() -> ExtractiveGenerator:
     model = embedder()
 
-    def similarity(query: str, sentences: list[str]) -> list[float]:
+    def similarity(query: str, sentences: Sequence[str]) -> list[float]:
         query_vector = model.embed_query(query)
         vectors = model.embed_documents(sentences)
         return [sum(a * b for a, b in zip(query_vector, v, strict=True)) for v in vectors]

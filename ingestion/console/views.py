@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from assistant.console.access import console_context, staff_required
+from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
 from ingestion.selectors import source_counts, sources_overview
@@ -31,7 +31,7 @@ def source_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @staff_required
-def source_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def source_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source.objects.select_related("project"), pk=pk)
     context = console_context(request, "sources")
     runs = list(source.runs.all()[:RUNS_SHOWN])

@@ -79,7 +79,7 @@ def load_queries(path: Path) -> list[Query]:
             Query(
                 id=str(row["id"]),
                 question=str(row["question"]),
-                relevant_ids=frozenset(str(r) for r in relevant),  # type: ignore[union-attr]
+                relevant_ids=frozenset(str(r) for r in relevant),  # type: ignore[attr-defined]
                 answerable=bool(row.get("answerable", bool(relevant))),
                 gold_page=str(row.get("gold_page") or ""),
                 history=_history(path, row),

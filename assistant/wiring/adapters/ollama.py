@@ -70,7 +70,7 @@ class _LazyClient:
     def close(self) -> None:
         with self._lock:
             if self._client is not None:
-                self._client.close()  # type: ignore[no-untyped-call]
+                self._client.close()
                 self._client = None
 
 

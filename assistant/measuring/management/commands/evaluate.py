@@ -25,7 +25,7 @@ class Command(BaseCommand):
         "vector search, rerank, relevance gate) and report ranking and gate metrics."
     )
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True, type=Path)
         parser.add_argument("--queries", required=True, type=Path)
         parser.add_argument("--topic", choices=["auto", "none"], default="auto")
@@ -54,7 +54,7 @@ class Command(BaseCommand):
             help="A report an earlier `--json` wrote: compare question by question against it",
         )  # fmt: skip
 
-    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: object, **options) -> None:
         corpus_path: Path = options["corpus"]
         for path in (corpus_path, options["queries"]):
             if not path.is_file():
@@ -124,7 +124,7 @@ class Command(BaseCommand):
         if "vs_baseline" in report:
             self.stdout.write(format_comparison(report["vs_baseline"]))
 
-    def _format(self, report: dict) -> str:  # type: ignore[type-arg]
+    def _format(self, report: dict) -> str:
         lines = [f"{'metric':<14}{'value':>8}   95% interval"]
         for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5",
                     "answered", "refused", "n_answerable", "n_unanswerable"):  # fmt: skip
