@@ -53,6 +53,8 @@ def source_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def source_sync_now(request: HttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source, pk=pk)
     latest = source.runs.order_by("-id").values_list("id", flat=True).first() or 0
-    sync_enqueue(source=source, trigger="console")
-    messages.success(request, f"Sync of “{source.name}” queued.")
+    confirm = request.POST.get("confirm_removals") == "1"
+    sync_enqueue(source=source, trigger="console", confirm_removals=confirm)
+    queued = "Sync (removals confirmed)" if confirm else "Sync"
+    messages.success(request, f"{queued} of “{source.name}” queued.")
     return redirect(f"{reverse('console-source', args=[source.pk])}?after={latest}")
