@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
+from assistant.links import http_url
 from assistant.rag.chunking import Piece, chunk_markdown
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk as PassageChunk
@@ -70,7 +71,10 @@ def document_upsert(
 def documents_upsert(
     *, source: Source, documents: Sequence[IncomingDocument]
 ) -> list[DocumentResult]:
-    """Store a batch of documents of one source; results in input order."""
+    """Store a batch of documents of one source; results in input order. A link that is not
+    http(s) refuses the batch (UnsafeUrl) before anything is written."""
+    for document in documents:
+        http_url(document.url)
     by_id = {d.external_id: d for d in documents}  # the last copy of a repeated id wins
     known = {
         d.external_id: d

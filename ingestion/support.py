@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db import transaction
 
+from assistant.links import UnsafeUrl, http_url
 from ingestion.models import Source, SupportAnswer
 from ingestion.scrub import scrub
 
@@ -108,6 +109,10 @@ def _answer(row: dict[str, Any], number: int) -> AnswerInput:
     question, answer = str(row["question"]), str(row["answer"])
     if len(question) > MAX_TEXT or len(answer) > MAX_TEXT:
         raise ImportRejected(f"row {number}: longer than {MAX_TEXT} characters")
+    try:
+        url = http_url(str(row.get("url") or ""))
+    except UnsafeUrl as error:
+        raise ImportRejected(f"row {number}: {error}") from None
     approved = row.get("approved", True)
     if isinstance(approved, str):
         approved = approved.strip().lower() not in ("0", "false", "no", "")
@@ -115,6 +120,6 @@ def _answer(row: dict[str, Any], number: int) -> AnswerInput:
         external_id=str(row["id"])[:200],
         question=question,
         answer=answer,
-        url=str(row.get("url") or "")[:1000],
+        url=url,
         approved=bool(approved),
     )

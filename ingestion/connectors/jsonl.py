@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from assistant.links import http_url
 from ingestion.connectors.base import ConnectorError, Failed, Fetched, Item, Total
 from ingestion.services import IncomingDocument
 
@@ -30,9 +31,9 @@ class JsonlConnector:
                     external_id=str(row["id"]),
                     title=str(row.get("title") or row["id"]),
                     text=str(row["text"]),
-                    url=str(row.get("url") or ""),
+                    url=http_url(str(row.get("url") or "")),
                 )
-            except (ValueError, KeyError, TypeError) as error:
+            except (ValueError, KeyError, TypeError) as error:  # UnsafeUrl is a ValueError
                 yield Failed(f"{self.path.name}:{number}", f"not a document line: {error}")
                 continue
             yield Fetched(document)

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import lxml.html
 
-from ingestion.connectors.base import ConnectorError, Fetched, Item, Total
+from ingestion.connectors.base import ConnectorError, Fetched, Gone, Item, Total
 from ingestion.models import Source, SupportAnswer
 from ingestion.scrub import scrub
 from ingestion.services import IncomingDocument
@@ -76,6 +76,10 @@ class ImportedAnswers:
                     url=row.url,
                 )
             )
+        # An answer taken back (un-approved) is an explicit removal, not a guess from absence.
+        withdrawn = SupportAnswer.objects.filter(source=self.source, approved=False)
+        for external_id in withdrawn.values_list("external_id", flat=True):
+            yield Gone(external_id)
 
 
 class DiscordConnector:
@@ -90,7 +94,11 @@ class DiscordConnector:
     def read(self) -> Iterator[Item]:
         messages = list(self._messages())
         approved = [m for m in messages if self._approved(m)]
-        yield Total(len(approved))
+        yield Total(len(messages))
+        # A message without the approval reaction is an explicit "not (or no longer) an answer".
+        for message in messages:
+            if not self._approved(message):
+                yield Gone(f"discord:{message['id']}")
         for message in approved:
             author = message.get("author") or {}
             names = [
