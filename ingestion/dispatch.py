@@ -41,7 +41,7 @@ def sync_enqueue(
     return future
 
 
-def _in_background(source_id: int, trigger: str, confirm_removals: bool) -> object:
+def _in_background(source_id: int, trigger: str, confirm_removals: bool = False) -> object:
     close_old_connections()
     try:
         return source_sync_task.apply(args=(source_id, trigger, confirm_removals)).get()

@@ -73,8 +73,8 @@ def documents_upsert(
 ) -> list[DocumentResult]:
     """Store a batch of documents of one source; results in input order. A link that is not
     http(s) refuses the batch (UnsafeUrl) before anything is written."""
-    for document in documents:
-        http_url(document.url)
+    for each in documents:
+        http_url(each.url)
     by_id = {d.external_id: d for d in documents}  # the last copy of a repeated id wins
     known = {
         d.external_id: d
