@@ -107,7 +107,13 @@ TEMPLATES = [
 DATABASE_URL = env("DATABASE_URL")
 if DATABASE_URL:
     try:
-        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+        # Under ASGI every request may run on another thread, so persistent connections pile
+        # up (Django's docs advise 0); pool with PgBouncer or psycopg's pool instead.
+        DATABASES = {
+            "default": dj_database_url.parse(
+                DATABASE_URL, conn_max_age=envint("DATABASE_CONN_MAX_AGE", 0, minimum=0)
+            )
+        }
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from exc
 else:
@@ -128,24 +134,31 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Redis: channel layer, cache, rate-limit counters, Celery broker --------------------------
 REDIS_URL = envurl("REDIS_URL", schemes=("redis", "rediss", "unix"))
+# Prefixes every key this app writes to Redis (cache, rate limits, channel layer): lets two
+# deployments, or two test runs, share one Redis server without meeting.
+REDIS_KEY_PREFIX = env("ASKDOCS_REDIS_KEY_PREFIX", "askdocs")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # redis-py's 5 s socket timeout equals channels_redis's 5 s blocking pop: an idle
             # consumer's read would time out and kill it. Give the pop room.
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": 30}]},
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+                "prefix": f"{REDIS_KEY_PREFIX}:channels",
+            },
         }
     }
     CACHES: dict[str, dict[str, Any]] = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
+            "KEY_PREFIX": REDIS_KEY_PREFIX,
         },
         "retrieval": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "retrieval",
+            "KEY_PREFIX": f"{REDIS_KEY_PREFIX}:retrieval",
         },
     }
 else:

@@ -68,7 +68,12 @@ def rate_item(rate: str) -> RateLimitItem:
 
 @cache
 def _storage() -> Storage:
-    storage = storage_from_string(settings.REDIS_URL or "memory://")
+    if settings.REDIS_URL:
+        storage = storage_from_string(
+            settings.REDIS_URL, key_prefix=f"{settings.REDIS_KEY_PREFIX}:limits"
+        )
+    else:
+        storage = storage_from_string("memory://")
     assert isinstance(storage, Storage)  # noqa: S101 - a sync URI gives a sync storage
     return storage
 
