@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from assistant.rag.answering import Pipeline
 from assistant.rag.caching import CachingRetriever
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import Embedder, Generator, Reranker, Retrieves, VectorStore
@@ -114,6 +115,11 @@ def generator_for(choice: str) -> Generator:
             return extractive_generator()
         return ollama_generator()
     return extractive_generator()
+
+
+def pipeline(*, retriever: Retrieves, generator_choice: str) -> Pipeline:
+    """The answer path after retrieval as every door runs it."""
+    return Pipeline(retriever=retriever, generator=generator_for(generator_choice))
 
 
 def retriever() -> Retriever:

@@ -78,6 +78,8 @@ def load_queries(path: Path) -> list[Query]:
                 relevant_ids=frozenset(str(r) for r in relevant),  # type: ignore[union-attr]
                 answerable=bool(row.get("answerable", bool(relevant))),
                 gold_page=str(row.get("gold_page") or ""),
+                # The gold answers (ClapNQ) that `evaluate --answers` scores against.
+                extra={k: row[k] for k in ("answers_all",) if k in row},
             )
         )
     return queries

@@ -33,7 +33,10 @@ class Pipeline:
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
     ) -> Answer:
-        retrieval = self.retriever.retrieve(question, settings, where)
+        return self.respond(question, self.retriever.retrieve(question, settings, where))
+
+    def respond(self, question: Question, retrieval: Retrieval) -> Answer:
+        """Everything after retrieval (the evaluation runner calls it with its own)."""
         if not retrieval.kept:
             # Nothing relevant: say so plainly and never ask a generator to improvise.
             return Answer(retrieval, None, iter([SORRY]), generator_id="")

@@ -5,6 +5,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from assistant.evaluation import answers
+from assistant.evaluation.answers import answer_step
 from assistant.evaluation.compare import ComparisonError, compare, format_comparison, load_run
 from assistant.evaluation.dataset import DatasetError, load_queries
 from assistant.evaluation.runner import RunConfig, evaluate
@@ -41,6 +43,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--rerank-tokens", type=int, default=settings.ASKDOCS_RERANK_MAX_TOKENS,
             help="Query and passage tokens the cross-encoder reads",
+        )  # fmt: skip
+        parser.add_argument(
+            "--answers", action="store_true",
+            help="Also answer each question (answerability check, generator: extractive, or "
+            "Ollama when OLLAMA_HOST is set) and score the answer against `answers_all`",
         )  # fmt: skip
         parser.add_argument("--limit", type=int, help="Only the first N queries")
         parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
@@ -97,8 +104,11 @@ class Command(BaseCommand):
         report = evaluate(
             index=index, retriever=retriever, queries=queries, config=config,
             progress=lambda done, total: asked.update(1),
+            answer=answer_step(index, retriever) if options["answers"] else None,
         )  # fmt: skip
         asked.close()
+        if options["answers"]:
+            report.update(answers.summary(report["per_query"]))
         report["config"]["corpus"] = str(corpus_path)
         report["config"]["queries"] = str(options["queries"])
         report["config"]["embedder"] = embedder.id
@@ -121,12 +131,15 @@ class Command(BaseCommand):
 
     def _format(self, report: dict) -> str:  # type: ignore[type-arg]
         lines = [f"{'metric':<14}{'value':>8}   95% interval"]
-        for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5",
-                    "answered", "refused", "n_answerable", "n_unanswerable"):  # fmt: skip
+        answer_keys = ("answer_rougeL", "oracle_rougeL", "answer_cites_gold", "answer_words")
+        for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5", "answered",
+                    "refused", "n_answerable", "n_unanswerable", *answer_keys):  # fmt: skip
             value = report.get(key)
             shown = (
                 "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else value)
             )
+            if key not in report:
+                continue
             interval = report["ci95"].get(key)
             ci = f"   {interval[0]:.3f} – {interval[1]:.3f}" if interval else ""
             lines.append(f"{key:<14}{shown:>8}{ci}")
