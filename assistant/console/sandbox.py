@@ -17,10 +17,9 @@ from django.utils.safestring import mark_safe
 from assistant import runtime
 from assistant.markdown import render
 from assistant.models import Project
-from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt, Question, Settings
-from assistant.services import UNAVAILABLE
+from assistant.services import UNAVAILABLE, verdict_log
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +52,8 @@ class SandboxRun:
     searched: list[str] = field(default_factory=list)
     #: Set when the answer is left to `sandbox_answer_stream`.
     stream_token: str = ""
+    #: The answerability check ({} when it did not run): score, reason, best sentence.
+    answerability: dict[str, object] = field(default_factory=dict)
 
     @property
     def kept_count(self) -> int:
@@ -79,8 +80,10 @@ def sandbox_run(
     )
     asked = Question(text=question.strip(), topic=topic.strip())
     try:
-        pipeline = Pipeline(
-            retriever=runtime.retriever(), generator=runtime.generator_for(project.generator)
+        pipeline = runtime.pipeline(
+            retriever=runtime.retriever(),
+            generator_choice=project.generator,
+            check_llm_answers=project.check_llm_answers,
         )
         answer = pipeline.answer(asked, settings, {"project_id": project.id})
     except Exception:  # noqa: BLE001 - any failing model or store is shown the same way
@@ -133,6 +136,7 @@ def sandbox_run(
         timings_ms=retrieval.timings_ms,
         searched=retrieval.searched,
         stream_token=token,
+        answerability=verdict_log(answer.verdict),
     )
 
 

@@ -11,6 +11,7 @@ CORE = [
     "assistant.rag.answering",
     "assistant.rag.caching",
     "assistant.rag.extractive",
+    "assistant.rag.answerability",
     "assistant.rag.chunking",
 ]
 
