@@ -108,3 +108,23 @@ def test_cross_validation_reports_held_out_shares_per_dataset() -> None:
     assert figures["auc"] > 0.8
     assert figures["answerable_answered"] >= 0.85
     assert 0.0 < figures["unanswerable_refused"] <= 1.0
+
+
+def test_fit_answerability_writes_a_model_the_check_reads(tmp_path) -> None:  # noqa: ANN001
+    import json
+    from dataclasses import asdict
+
+    from django.core.management import call_command
+
+    from assistant.rag.answerability import Model
+
+    cache = tmp_path / "features.json"
+    cache.write_text(json.dumps([asdict(e) for e in examples(100)]))
+    out = tmp_path / "model.json"
+    call_command("fit_answerability", "--features", str(cache), "--out", str(out), stdout=None)
+    written = json.loads(out.read_text())
+    assert written["cross_validation"]["d"]["n_answerable"] == 50
+    model = Model.load(out)
+    strong = {f: 0.0 for f in FEATURES} | {"sentence_logit": 4.0}
+    weak = {f: 0.0 for f in FEATURES} | {"sentence_logit": -4.0}
+    assert model.probability(strong) >= model.threshold > model.probability(weak)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from django.conf import settings
@@ -55,7 +56,7 @@ class Command(BaseCommand):
                 e for corpus, queries in options["data"] for e in self._examples(corpus, queries)
             ]
             if cache is not None:
-                cache.write_text(json.dumps([e.__dict__ for e in examples]))
+                cache.write_text(json.dumps([asdict(e) for e in examples]))
         if not examples:
             raise CommandError("No question passed the gate: nothing to fit.")
         keep = options["keep_share"]
