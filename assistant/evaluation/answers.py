@@ -18,6 +18,7 @@ from rouge_score import rouge_scorer
 
 from assistant.evaluation.dataset import Query
 from assistant.evaluation.index import EvalIndex
+from assistant.evaluation.metrics import median_p95
 from assistant.evaluation.runner import AnswerStep
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import split_units
@@ -83,6 +84,7 @@ def answer_outcome(
     verdict = getattr(answer, "verdict", None)
     if verdict is not None:
         outcome["answerability"] = verdict.score
+        outcome["answerability_ms"] = verdict.ms
     if refused:
         return outcome
     plain = without_markers(text)
@@ -104,6 +106,8 @@ def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:
         values = [float(o[key]) for o in outcomes if key in o]
         report[key] = round(mean(values), 4) if values else None
     report["n_answers_scored"] = sum(1 for o in outcomes if "answer_rougeL" in o)
+    report["answerability_ms"] = median_p95([o["answerability_ms"] for o in outcomes
+                                             if "answerability_ms" in o])  # fmt: skip
     return report
 
 

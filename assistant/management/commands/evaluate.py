@@ -147,6 +147,9 @@ class Command(BaseCommand):
             if dist:
                 values = " ".join(f"{k} {v:.3f}" for k, v in dist.items())
                 lines.append(f"best relevance, {group}: {values}")
-        for stage, stats in report["latency_ms"].items():
+        stages = report["latency_ms"] | (
+            {"answerability": report["answerability_ms"]} if report.get("answerability_ms") else {}
+        )
+        for stage, stats in stages.items():
             lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
         return "\n".join(lines)
