@@ -10,7 +10,7 @@ class AssistantConfig(AppConfig):
         # The Celery app is configured here rather than in assistant/__init__.py so that the
         # pure pipeline package (assistant.rag) can be imported without Django or Celery.
         import assistant.celery  # noqa: F401
-        from assistant import cors
+        from assistant.ask import cors
         from assistant.models import Project
 
         def forget(**kwargs: object) -> None:

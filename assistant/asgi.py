@@ -1,7 +1,7 @@
 """ASGI entry point: HTTP through Django, WebSockets through Channels.
 
 There is no global origin validator: the widget lives on customers' pages, so each socket's
-Origin is checked against the allowed origins of the project it names (assistant.consumers)."""
+Origin is checked against the allowed origins of the project it names (assistant.ask.consumers)."""
 
 import os
 
@@ -14,7 +14,7 @@ django_application = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from assistant.routing import websocket_urlpatterns  # noqa: E402
+from assistant.ask.routing import websocket_urlpatterns  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

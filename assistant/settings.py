@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "channels",
     "assistant",
+    "assistant.measuring",
     "ingestion",
     "feedback",
 ]
@@ -233,7 +234,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "assistant.api_errors.exception_handler",
+    "EXCEPTION_HANDLER": "assistant.ask.api_errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
@@ -243,7 +244,7 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
 }
-# CORS is decided per project (its allowed origins), see assistant.cors.
+# CORS is decided per project (its allowed origins), see assistant.ask.cors.
 CORS_URLS_REGEX = r"^/api/v1/.*$"
 CORS_ALLOW_HEADERS = ["content-type", "x-project-key", "authorization"]
 

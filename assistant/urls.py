@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from assistant import api, demo_views, sse, views
+from assistant.ask import api, demo_views, sse, views
 from assistant.memory import api as memory_api
 from feedback.api import FeedbackApi
 
@@ -24,4 +24,4 @@ urlpatterns = [
     path("", include("ingestion.urls")),
 ]
 
-handler404 = "assistant.views.not_found"
+handler404 = "assistant.ask.views.not_found"

@@ -8,10 +8,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.api import authorise
-from assistant.api_errors import ApiError
+from assistant.ask.api import authorise
+from assistant.ask.api_errors import ApiError
+from assistant.ask.ratelimits import FEEDBACK_RATE_LIMITED, feedback_is_limited
 from assistant.models import Interaction
-from assistant.ratelimits import FEEDBACK_RATE_LIMITED, feedback_is_limited
 from feedback.services import feedback_record
 
 _VOTES = {"up": 1, "down": -1, "1": 1, "-1": -1}

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from assistant import runtime
+from assistant.wiring import runtime
 from feedback.models import QuestionVector
 
 EMBED_BATCH = 64

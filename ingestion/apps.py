@@ -30,6 +30,6 @@ class IngestionConfig(AppConfig):
 
 
 def _forget_retrievals(*, instance: Source, **kwargs: object) -> None:
-    from assistant.rag.adapters.django_cache import index_changed
+    from assistant.wiring.retrieval_cache import index_changed
 
     index_changed(project_id=instance.project_id)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from assistant import runtime
-from assistant.rag.adapters.django_cache import index_changed, retrieval_cache_clear
+from assistant.wiring import runtime
+from assistant.wiring.retrieval_cache import index_changed, retrieval_cache_clear
 from ingestion.models import Chunk, Document
 from ingestion.selectors import IndexReport, index_report
 

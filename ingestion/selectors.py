@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -9,6 +10,7 @@ from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from assistant.models import Project
+from assistant.rag.types import Chunk as PassageChunk
 from ingestion.models import Chunk, Document, Source, SyncRun
 
 SCHEDULE_INTERVALS = {
@@ -116,3 +118,17 @@ def documents_of(*, source: Source, search: str = "") -> QuerySet[Document]:
 
 def chunks_of(*, document: Document) -> QuerySet[Chunk]:
     return Chunk.objects.filter(document=document).order_by("ordinal", "pk")
+
+
+def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
+    rows = Chunk.objects.filter(vector_id__in=list(ids)).select_related("document")
+    return {
+        row.vector_id: PassageChunk(
+            id=row.vector_id,
+            text=row.text,
+            title=row.title,
+            url=row.url,
+            source_id=row.document.source_id,
+        )
+        for row in rows
+    }

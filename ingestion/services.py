@@ -19,11 +19,11 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
-from assistant import runtime
-from assistant.rag.adapters.django_cache import index_changed
 from assistant.rag.chunking import Piece, chunk_markdown
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk as PassageChunk
+from assistant.wiring import runtime
+from assistant.wiring.retrieval_cache import index_changed
 from ingestion.models import Chunk, Document, Source
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from assistant.rag.adapters.django_cache import index_changed
+from assistant.wiring.retrieval_cache import index_changed
 from ingestion.connectors import connector_for
 from ingestion.connectors.base import ConnectorError, Failed, Fetched, Gone, Total
 from ingestion.models import Document, Source, SyncRun

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
-from assistant.rag.adapters.onnx_embedder import OnnxEmbedder
+from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
+from assistant.wiring.adapters.onnx_embedder import OnnxEmbedder
 from tests.fake_ollama import FakeOllama
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
 def _fresh_retrieval_cache() -> None:
     """Each test starts with no cached retrievals: project ids repeat across rolled-back
     tests (SQLite) and the Redis cache outlives a test run."""
-    from assistant.rag.adapters.django_cache import retrieval_cache_clear
+    from assistant.wiring.retrieval_cache import retrieval_cache_clear
 
     retrieval_cache_clear()
 

@@ -11,8 +11,13 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from assistant.benchmark.scale import filler
-from assistant.evaluation.dataset import corpus_slice, load_corpus, load_queries, write_corpus
+from assistant.measuring.benchmark.scale import filler
+from assistant.measuring.evaluation.dataset import (
+    corpus_slice,
+    load_corpus,
+    load_queries,
+    write_corpus,
+)
 from tests.conftest import SHARED
 
 RAY = SHARED / "eval" / "ray_docs_qa"
@@ -165,7 +170,7 @@ def test_bench_refuses_bad_options_before_doing_anything(options, message):
 
 
 def test_a_slice_keeps_the_gold_sections_and_has_the_size_asked_for():
-    from assistant.evaluation.dataset import Query, Section
+    from assistant.measuring.evaluation.dataset import Query, Section
 
     sections = [Section(id=f"s{i}", title="", text=f"text {i}") for i in range(10)]
     queries = [Query("q1", "?", frozenset({"s7", "s9"}), True)]

@@ -16,11 +16,11 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from assistant import runtime
 from assistant.asgi import application
-from assistant.consumers import CLOSE_ORIGIN_NOT_ALLOWED, CLOSE_UNKNOWN_PROJECT
+from assistant.ask.consumers import CLOSE_ORIGIN_NOT_ALLOWED, CLOSE_UNKNOWN_PROJECT
 from assistant.models import Interaction
 from assistant.rag.types import SORRY
+from assistant.wiring import runtime
 from tests.fake_ollama import FakeOllama
 from tests.servers import free_port
 

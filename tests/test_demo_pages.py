@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from assistant.cors import forget_origins
+from assistant.ask.cors import forget_origins
 
 pytestmark = pytest.mark.django_db
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from assistant.evaluation.answerability_fit import (
+from assistant.measuring.evaluation.answerability_fit import (
     Example,
     auc,
     cross_validate,
@@ -14,7 +14,7 @@ from assistant.evaluation.answerability_fit import (
     probability,
     threshold_for,
 )
-from assistant.evaluation.answers import cited, oracle, rouge_l, summary, without_markers
+from assistant.measuring.evaluation.answers import cited, oracle, rouge_l, summary, without_markers
 from assistant.rag.answerability import FEATURES
 from assistant.rag.types import Candidate, Chunk
 

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from assistant import services
+from assistant.ask import services
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
 from ingestion.models import Source, SyncRun

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import runtime, services
+from assistant.ask import services
 from assistant.models import Interaction
-from assistant.rag.resilience import reset_circuits
+from assistant.wiring import runtime
+from assistant.wiring.resilience import reset_circuits
 
 pytestmark = pytest.mark.django_db
 

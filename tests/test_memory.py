@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from assistant import runtime, services
+from assistant.ask import services
 from assistant.memory.models import UserFact
 from assistant.memory.services import (
     memory_erase_user,
@@ -17,7 +17,8 @@ from assistant.memory.services import (
 )
 from assistant.models import Interaction, Project
 from assistant.rag.memory import ACK, FactRefused
-from assistant.rag.resilience import reset_circuits
+from assistant.wiring import runtime
+from assistant.wiring.resilience import reset_circuits
 
 pytestmark = pytest.mark.django_db
 

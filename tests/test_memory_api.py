@@ -8,11 +8,11 @@ import uuid
 import pytest
 from django.contrib.auth.models import User
 
-from assistant import runtime
 from assistant.memory.identity import user_hash
 from assistant.memory.models import UserFact
 from assistant.memory.services import memory_facts, memory_remember
 from assistant.models import Project
+from assistant.wiring import runtime
 
 pytestmark = pytest.mark.django_db
 
@@ -131,7 +131,7 @@ def test_the_admin_action_erases_the_selected_users_memory_with_its_vectors(clie
 
 
 def test_the_admin_shows_the_injection_rate_and_the_similarity_distribution(client, demo):
-    from assistant import services
+    from assistant.ask import services
 
     admin = User.objects.create_superuser("admin", "a@example.com", "pw-for-tests-only")
     client.force_login(admin)

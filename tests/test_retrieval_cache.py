@@ -15,11 +15,11 @@ from django.conf import settings as django_settings
 from django.core.cache import caches
 from django.utils import timezone
 
-from assistant import services
+from assistant.ask import services
 from assistant.console.sandbox import sandbox_run
 from assistant.models import Interaction, Project
-from assistant.rag.adapters.django_cache import index_scope
 from assistant.rag.types import SORRY, Turn
+from assistant.wiring.retrieval_cache import index_scope
 from ingestion.models import Document, Source, SyncRun
 from ingestion.services import document_delete, document_upsert
 from ingestion.sync import sync_run_start
@@ -194,7 +194,7 @@ def test_an_index_change_in_another_process_invalidates_this_ones_entries(office
     before = index_scope(project_id=project.id)
     code = (
         "import django; django.setup()\n"
-        "from assistant.rag.adapters.django_cache import index_changed\n"
+        "from assistant.wiring.retrieval_cache import index_changed\n"
         f"index_changed(project_id={project.id})\n"
     )
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "assistant.settings", "ASKDOCS_TESTING": "1"}
@@ -204,7 +204,7 @@ def test_an_index_change_in_another_process_invalidates_this_ones_entries(office
 
 
 def test_the_latency_measure_reports_hits_for_every_repeated_question(demo):
-    from assistant.evaluation.cache_latency import retrieval_cache_latency
+    from assistant.measuring.evaluation.cache_latency import retrieval_cache_latency
 
     report = retrieval_cache_latency(
         project=demo, questions=[("Billing", "How do I get my money back?"), ("", "refund")],

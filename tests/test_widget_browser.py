@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.cors import forget_origins
+from assistant.ask.cors import forget_origins
 from assistant.models import Interaction, Project
 from feedback.models import Feedback
 from tests.live_server import LiveAsgiServer
@@ -208,7 +208,7 @@ def test_the_panel_is_keyboard_accessible_and_fits_a_phone(live, page):
 
 
 def test_an_unavailable_server_gets_a_friendly_line_and_a_retry(live, page, settings):
-    from assistant import runtime
+    from assistant.wiring import runtime
     from tests.live_server import free_port
 
     settings.OLLAMA_HOST = f"http://127.0.0.1:{free_port()}"  # nothing listens there

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
-from assistant import runtime
+from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt, Question, Settings
-from assistant.services import UNAVAILABLE, verdict_log
+from assistant.wiring import runtime
+from ingestion.selectors import chunks_by_vector_id
 
 logger = logging.getLogger(__name__)
 
@@ -81,7 +82,7 @@ def sandbox_run(
     asked = Question(text=question.strip(), topic=topic.strip())
     try:
         pipeline = runtime.pipeline(
-            retriever=runtime.retriever(),
+            retriever=runtime.retriever(chunks=chunks_by_vector_id),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
         )

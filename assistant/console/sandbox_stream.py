@@ -11,11 +11,11 @@ from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
+from assistant.ask.services import UNAVAILABLE
 from assistant.console.access import staff_required_async
 from assistant.console.sandbox import UnknownStream, sandbox_answer_stream
 from assistant.markdown import render
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.services import UNAVAILABLE
 
 logger = logging.getLogger(__name__)
 _END = object()

@@ -21,8 +21,8 @@ urlpatterns = [
     path(
         "sandbox/answer/<slug:token>/", sandbox_stream.sandbox_answer, name="console-sandbox-answer"
     ),
-    path("", include("feedback.urls")),
-    path("", include("ingestion.console_urls")),
+    path("", include("feedback.console.urls")),
+    path("", include("ingestion.console.urls")),
     path("projects/", project_views.project_list, name="console-projects"),
     path("projects/<int:pk>/", project_views.project_detail, name="console-project"),
     path(

@@ -9,13 +9,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant import services
-from assistant.api_errors import ApiError
+from assistant.ask import services
+from assistant.ask.api_errors import ApiError
+from assistant.ask.selectors import project_by_key
 from assistant.memory.identity import IdentityError, check_user_key
 from assistant.memory.services import memory_erase_user, memory_facts, memory_remember
 from assistant.models import Project
 from assistant.rag.memory import MAX_FACT_CHARS, FactRefused
-from assistant.selectors import project_by_key
 
 
 def authorise_server(request: Request, key: str) -> Project:

@@ -1,5 +1,5 @@
 """A fact one user told the assistant about themselves, in one project. Its vector lives in
-the memory collection of the vector store (see assistant.runtime.memory_store), under
+the memory collection of the vector store (see assistant.wiring.runtime.memory_store), under
 `vector_id`, with the project and user in its metadata."""
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ from typing import Any
 
 from django.db import transaction
 
-from assistant import runtime
 from assistant.memory.identity import check_user_key
 from assistant.memory.models import UserFact
 from assistant.models import Project
@@ -22,6 +21,7 @@ from assistant.rag.memory import (
     recall_reply,
     relevant,
 )
+from assistant.wiring import runtime
 
 logger = logging.getLogger(__name__)
 

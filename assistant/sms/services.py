@@ -12,15 +12,15 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from assistant.ask.selectors import conversation_history
+from assistant.ask.services import UNAVAILABLE, ask
 from assistant.models import Interaction, Project, SmsMessage
-from assistant.rag.resilience import describe
 from assistant.rag.types import SORRY
-from assistant.selectors import conversation_history
-from assistant.services import UNAVAILABLE, ask
 from assistant.sms import twilio_rest
 from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
 from assistant.sms.deferral import run_within
 from assistant.sms.text import CLEARED, EMPTY_REPLY, Command, classify, help_text, sms_reply
+from assistant.wiring.resilience import describe
 
 logger = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from django.core.exceptions import ImproperlyConfigured
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
-from assistant.rag.resilience import Resilience, is_transient
+from assistant.wiring.resilience import Resilience, is_transient
 
 
 def worth_retrying(exc: BaseException) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from assistant.cors import forget_origins
+from assistant.ask.cors import forget_origins
 from assistant.models import Interaction
 from feedback.models import Feedback
 from ingestion.models import Document, Source

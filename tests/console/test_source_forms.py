@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from assistant import runtime
 from assistant.models import Project
+from assistant.wiring import runtime
 from ingestion.models import Chunk, Document, Source, SupportAnswer, SyncRun
 from ingestion.services import document_upsert
 from ingestion.uploads import source_files

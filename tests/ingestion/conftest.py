@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant import runtime
 from assistant.models import Project
 from assistant.rag.types import Question, Settings
+from assistant.wiring import runtime
 from ingestion.models import Chunk
 from tests.ingestion.site_server import Site
 
@@ -41,7 +41,7 @@ def project(db) -> Project:  # noqa: ANN001
 def retrieved(project: Project, question: str, k: int = 20) -> list[str]:
     """Chunk texts the retriever finds for a question in this project, nearest first."""
     from assistant.rag.retrieval import Retriever
-    from assistant.selectors import chunks_by_vector_id
+    from ingestion.selectors import chunks_by_vector_id
 
     retriever = Retriever(
         embedder=runtime.embedder(),

@@ -16,8 +16,8 @@ import django  # noqa: E402
 
 django.setup()
 
-from assistant import runtime  # noqa: E402
 from assistant.models import Project  # noqa: E402
+from assistant.wiring import runtime  # noqa: E402
 from ingestion.models import Chunk, Document, Source, SyncRun  # noqa: E402
 
 

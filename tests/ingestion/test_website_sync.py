@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant import runtime
+from assistant.wiring import runtime
 from ingestion.models import Document, Source, SyncRun
 from ingestion.sync import source_sync
 from tests.ingestion.conftest import retrieved, vector_ids

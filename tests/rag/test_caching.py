@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.adapters.chroma_store import ChromaStore
 from assistant.rag.caching import CachingRetriever, cache_key, normalise
 from assistant.rag.retrieval import Retriever, passage_text, search_queries
 from assistant.rag.types import Chunk, Question, Settings, Turn
+from assistant.wiring.adapters.chroma_store import ChromaStore
 
 DOCS = [
     Chunk("tok-1", "Retrieval endpoint tokens expire after 90 days by default. Expired tokens "

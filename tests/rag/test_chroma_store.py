@@ -15,9 +15,13 @@ from typing import Any
 
 import pytest
 
-from assistant.rag.adapters import chroma_store
-from assistant.rag.adapters.chroma_clients import VectorStoreUnavailable, close_clients, get_client
-from assistant.rag.adapters.chroma_store import (
+from assistant.wiring.adapters import chroma_store
+from assistant.wiring.adapters.chroma_clients import (
+    VectorStoreUnavailable,
+    close_clients,
+    get_client,
+)
+from assistant.wiring.adapters.chroma_store import (
     ChromaStore,
     HnswParams,
     VectorStoreMismatch,
@@ -294,7 +298,7 @@ def test_it_reopens_in_another_process(tmp_path: Path) -> None:
     close_clients()
 
     script = (
-        "from assistant.rag.adapters.chroma_store import ChromaStore\n"
+        "from assistant.wiring.adapters.chroma_store import ChromaStore\n"
         f"store = ChromaStore({str(path)!r}, embedder_id={EMBEDDER!r}, dimension=3)\n"
         "print(store.count(), sorted(store.ids({'project_id': 1})))\n"
     )

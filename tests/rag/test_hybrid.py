@@ -7,13 +7,13 @@ import threading
 
 import pytest
 
-from assistant.rag.adapters.bm25_index import Bm25Index
-from assistant.rag.adapters.chroma_store import ChromaStore
-from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
-from assistant.rag.adapters.onnx_embedder import OnnxEmbedder
-from assistant.rag.adapters.workers import Workers
 from assistant.rag.retrieval import Retriever, fuse, passage_text
 from assistant.rag.types import Chunk, Question, Settings
+from assistant.wiring.adapters.bm25_index import Bm25Index
+from assistant.wiring.adapters.chroma_store import ChromaStore
+from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
+from assistant.wiring.adapters.onnx_embedder import OnnxEmbedder
+from assistant.wiring.adapters.workers import Workers
 
 DOCS = [
     Chunk("serve-1", "Set num_replicas in the @serve.deployment decorator to run several copies "

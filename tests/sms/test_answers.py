@@ -10,9 +10,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from assistant.ask.services import UNAVAILABLE
 from assistant.models import Interaction, SmsConversation, SmsMessage
 from assistant.rag.types import SORRY
-from assistant.services import UNAVAILABLE
 from assistant.sms.text import CLEARED
 from tests.fake_ollama import unused_url
 from tests.sms.conftest import (
@@ -153,7 +153,7 @@ def test_a_stalled_model_gets_the_friendly_message_within_the_timeout(
 
 
 def test_a_model_that_is_down_gets_the_friendly_message(webhook, field_project, settings):
-    from assistant import runtime
+    from assistant.wiring import runtime
 
     field_project.generator = "ollama"
     field_project.save()
@@ -169,10 +169,10 @@ def test_a_model_that_is_down_gets_the_friendly_message(webhook, field_project, 
 def test_an_open_circuit_gets_the_friendly_message_without_calling_the_model(
     webhook, field_project, ollama_llm
 ):
-    from assistant import runtime
     from assistant.rag.ports import GeneratorUnavailable
     from assistant.rag.prompting import build_prompt
     from assistant.rag.types import Question
+    from assistant.wiring import runtime
 
     field_project.generator = "ollama"
     field_project.save()

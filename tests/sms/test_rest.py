@@ -8,9 +8,9 @@ import logging
 import pytest
 
 from assistant.models import Project, SmsMessage
-from assistant.rag import resilience
 from assistant.sms import twilio_rest
 from assistant.sms.services import sms_send
+from assistant.wiring import resilience
 from tests.sms.conftest import CALLER, FIELD_NUMBER
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from assistant import services
+from assistant.ask import services
 from assistant.models import Interaction, Project
 
 

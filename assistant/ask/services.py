@@ -1,0 +1,298 @@
+"""Writes for the assistant app: answering a question and recording what happened."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from assistant.memory.services import memory_command, memory_learn, memory_recall
+from assistant.models import Interaction, Project
+from assistant.rag.answerability import Verdict
+from assistant.rag.answering import Answer, is_refusal
+from assistant.rag.memory import Command, parse_command, stated_facts
+from assistant.rag.ports import GeneratorUnavailable
+from assistant.rag.types import SORRY, Question, Retrieval, Settings, Turn
+from assistant.wiring import runtime
+from ingestion.selectors import chunks_by_vector_id
+
+logger = logging.getLogger(__name__)
+
+UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."
+
+EventKind = Literal["sources", "token", "done", "error"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    kind: EventKind
+    data: dict[str, Any]
+
+
+@dataclass(slots=True)
+class AskResult:
+    answer_id: str
+    answer: str
+    refused: bool
+    sources: list[dict[str, Any]]
+    retrieval: Retrieval | None
+    error: str = ""
+    latency_ms: dict[str, float] = field(default_factory=dict)
+
+
+def project_settings(project: Project) -> Settings:
+    return Settings(
+        threshold=project.threshold,
+        num_candidates=project.num_candidates,
+        rerank_top=project.rerank_top,
+        max_kept=project.max_kept,
+    )
+
+
+def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
+    """What the answerability check said, as logged and shown ({} when it did not run)."""
+    if verdict is None:
+        return {}
+    return {
+        "answerable": verdict.answerable,
+        "score": verdict.score,
+        "reason": verdict.reason,
+        "features": verdict.features,
+        "best_sentence": verdict.best_sentence,
+    }
+
+
+def sources_of(retrieval: Retrieval) -> list[dict[str, Any]]:
+    return [
+        {
+            "n": number,
+            "title": c.chunk.title,
+            "url": c.chunk.url,
+            "relevance": round(c.relevance, 4) if c.relevance is not None else None,
+        }
+        for number, c in enumerate(retrieval.kept, start=1)
+    ]
+
+
+def ask_stream(
+    *,
+    project: Project,
+    question: str,
+    topic: str = "",
+    channel: str = Interaction.Channel.API,
+    conversation_id: str = "",
+    history: Sequence[Turn] = (),
+    user_key: str = "",
+    clock: Callable[[], float] = time.perf_counter,
+    max_chars: int = 0,
+    max_seconds: float = 0,
+) -> Generator[Event, None, None]:
+    """Answer one question as a stream of events: `sources`, then `token`s, then `done`
+    (or `error`). The interaction is recorded whatever happens, also when the consumer stops
+    early (a closed socket). `max_chars` / `max_seconds` (0: unbounded) cut a long answer
+    short; `done` then says `truncated`. With a `user_key`, memory commands ("remember ...")
+    are carried out and the user's relevant facts reach the model (assistant/memory/)."""
+    started = clock()
+    asked = Question(text=question.strip(), topic=topic.strip(), history=tuple(history))
+    log = _Log(project=project, channel=channel, conversation_id=conversation_id, question=asked)
+    command = parse_command(asked.text) if user_key else None
+    if command is not None:
+        yield from _memory_command(log, user_key, command, clock, started)
+        return
+    if user_key:
+        asked = log.question = _with_memory(log, user_key, asked, clock)
+    try:
+        pipeline = runtime.pipeline(
+            retriever=runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id),
+            generator_choice=project.generator,
+            check_llm_answers=project.check_llm_answers,
+        )
+        answer = pipeline.answer(asked, project_settings(project), {"project_id": project.id})
+    except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
+        logger.exception("retrieval failed for project %s", project.pk)
+        log.error = type(exc).__name__[:60]
+        log.save(clock() - started)
+        yield Event("error", {"code": "unavailable", "message": UNAVAILABLE})
+        return
+
+    log.answer = answer
+    sources = sources_of(answer.retrieval)
+    yield Event("sources", {"sources": sources})
+
+    parts: list[str] = []
+    generation_started = clock()
+    finished = truncated = False
+    length = 0
+    try:
+        for token in answer.tokens:
+            if not parts:
+                log.latency["first_token_ms"] = _ms(clock() - generation_started)
+            parts.append(token)
+            length += len(token)
+            yield Event("token", {"text": token})
+            if (max_chars and length >= max_chars) or (
+                max_seconds and clock() - generation_started >= max_seconds
+            ):
+                truncated = True
+                break
+        finished = True
+    except GeneratorUnavailable as exc:
+        logger.warning("generator unavailable for project %s: %s", project.pk, exc)
+        log.error = "generator_unavailable"
+    finally:
+        log.latency["generate_ms"] = _ms(clock() - generation_started)
+        log.text = "".join(parts)
+        if not finished and not log.error:
+            log.error = "cancelled"
+        interaction = log.save(clock() - started)
+        # Close the generator stream (an Ollama response) if we stopped early.
+        close = getattr(answer.tokens, "close", None)
+        if close is not None:
+            close()
+
+    if log.error:
+        yield Event(
+            "error",
+            {
+                "code": "unavailable",
+                "message": UNAVAILABLE,
+                "answer_id": str(interaction.answer_id),
+            },
+        )
+        return
+    yield Event(
+        "done",
+        {
+            "answer_id": str(interaction.answer_id),
+            "refused": interaction.refused,
+            "truncated": truncated,
+            "timings_ms": interaction.latency_ms,
+        },
+    )
+
+
+def _with_memory(log: _Log, user_key: str, asked: Question, clock: Callable[[], float]) -> Question:
+    """The question with the user's relevant facts; without them when memory fails (an
+    answer without memory beats no answer)."""
+    project = log.project
+    started = clock()
+    try:
+        recall = memory_recall(project=project, user_key=user_key, question=asked.text)
+        if project.memory_learns_statements:
+            memory_learn(project=project, user_key=user_key, facts=stated_facts(asked.text))
+    except Exception:
+        logger.exception("memory lookup failed for project %s", project.pk)
+        log.memory = [{"error": "unavailable"}]
+        return asked
+    log.memory = recall.log
+    log.latency["memory_ms"] = _ms(clock() - started)
+    return replace(asked, facts=tuple(hit.text for hit in recall.used))
+
+
+def _memory_command(
+    log: _Log, user_key: str, command: Command, clock: Callable[[], float], started: float
+) -> Generator[Event, None, None]:
+    try:
+        reply = memory_command(project=log.project, user_key=user_key, command=command)
+    except Exception as exc:  # noqa: BLE001 - the store or embedder failed: nothing was changed
+        logger.exception("memory command failed for project %s", log.project.pk)
+        log.error = type(exc).__name__[:60]
+        log.save(clock() - started)
+        yield Event("error", {"code": "unavailable", "message": UNAVAILABLE})
+        return
+    log.text = reply
+    log.generator = "memory"
+    interaction = log.save(clock() - started)
+    yield Event("sources", {"sources": []})
+    yield Event("token", {"text": reply})
+    yield Event(
+        "done",
+        {
+            "answer_id": str(interaction.answer_id),
+            "refused": False,
+            "truncated": False,
+            "timings_ms": interaction.latency_ms,
+        },
+    )
+
+
+def ask(**kwargs: Any) -> AskResult:
+    """Answer one question and return the whole answer (the non-streaming API, SMS, CLI)."""
+    text: list[str] = []
+    sources: list[dict[str, Any]] = []
+    result = AskResult(answer_id="", answer="", refused=False, sources=[], retrieval=None)
+    for event in ask_stream(**kwargs):
+        if event.kind == "sources":
+            sources = event.data["sources"]
+        elif event.kind == "token":
+            text.append(event.data["text"])
+        elif event.kind == "done":
+            result.answer_id = event.data["answer_id"]
+            result.refused = event.data["refused"]
+            result.latency_ms = event.data["timings_ms"]
+        elif event.kind == "error":
+            result.error = event.data["code"]
+            result.answer = event.data["message"]
+            result.answer_id = event.data.get("answer_id", "")
+            return result
+    result.answer = "".join(text)
+    result.sources = [] if result.refused else sources
+    return result
+
+
+@dataclass(slots=True)
+class _Log:
+    project: Project
+    channel: str
+    conversation_id: str
+    question: Question
+    answer: Answer | None = None
+    text: str = ""
+    error: str = ""
+    latency: dict[str, float] = field(default_factory=dict)
+    memory: list[dict[str, Any]] = field(default_factory=list)
+    generator: str = ""
+
+    def save(self, elapsed: float) -> Interaction:
+        retrieval = self.answer.retrieval if self.answer else None
+        refused = bool(self.answer) and (
+            self.answer.refused_before_generation or is_refusal(self.text)
+        )
+        latency = {**(retrieval.timings_ms if retrieval else {}), **self.latency}
+        latency["total_ms"] = _ms(elapsed)
+        return Interaction.objects.create(
+            project=self.project,
+            channel=self.channel,
+            conversation_id=self.conversation_id,
+            question=self.question.text,
+            topic=self.question.topic,
+            retrieval_query=retrieval.query if retrieval else "",
+            candidates=[
+                {
+                    "chunk_id": c.chunk.id,
+                    "title": c.chunk.title,
+                    "url": c.chunk.url,
+                    "similarity": None if c.similarity is None else round(c.similarity, 4),
+                    "relevance": None if c.relevance is None else round(c.relevance, 4),
+                    "kept": c.kept,
+                }
+                for c in (retrieval.candidates if retrieval else [])
+            ],
+            sources=sources_of(retrieval) if retrieval and not refused else [],
+            best_relevance=retrieval.best_relevance if retrieval else None,
+            kept_count=len(retrieval.kept) if retrieval else 0,
+            answer=SORRY if refused and not self.text else self.text,
+            refused=refused,
+            generator=self.answer.generator_id if self.answer else self.generator,
+            error=self.error,
+            latency_ms=latency,
+            memory=self.memory,
+            answerability=verdict_log(self.answer.verdict if self.answer else None),
+            total_ms=latency["total_ms"],
+        )
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 2)

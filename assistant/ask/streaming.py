@@ -1,0 +1,212 @@
+"""Streamed answers for the widget, shared by the WebSocket consumer and the SSE view.
+
+A question becomes frames, in order: `sources`, `token`s, then `done` or `error`. The pipeline
+(`services.ask_stream`) is blocking (models, database), so it runs in a worker thread that hands
+events to the event loop through an asyncio queue; the first token leaves as soon as the
+generator yields it, and tokens are merged into one frame only when several are already waiting
+(the client is behind). Closing the frame stream (a closed socket) tells the worker to stop: it
+closes the pipeline's generator, which closes the model's stream and logs the interaction as
+cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+
+from assistant.ask import services
+from assistant.ask.selectors import conversation_exists, conversation_history
+from assistant.memory.identity import IdentityError, user_key_from
+from assistant.models import Interaction, Project
+from assistant.rag.types import Turn
+
+logger = logging.getLogger(__name__)
+
+Frame = dict[str, Any]
+MAX_TOPIC_CHARS = 200
+UNKNOWN_CONVERSATION = "This conversation is unknown; start a new one."
+_CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class FrameError(Exception):
+    """A question that cannot be asked; becomes an `error` frame (or a 4xx over HTTP)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def frame(self) -> Frame:
+        return error_frame(self.code, self.message)
+
+
+def error_frame(code: str, message: str) -> Frame:
+    return {"type": "error", "code": code, "message": message}
+
+
+@dataclass(frozen=True, slots=True)
+class AskRequest:
+    question: str
+    topic: str = ""
+    conversation_id: str = ""
+    #: The server issued `conversation_id` for this first question (it is not in the log yet).
+    new_conversation: bool = False
+    #: Who asks, for their memory: `visitor_id`, or `user_id` + `user_hash` (memory/identity.py).
+    identity: tuple[tuple[str, str], ...] = ()
+
+
+def parse_request(data: Any) -> AskRequest:
+    """Check one question frame (or SSE body): `{question, topic?, conversation_id?}`."""
+    if not isinstance(data, dict):
+        raise FrameError("invalid", 'Send a JSON object like {"question": "..."}.')
+    question = data.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise FrameError("invalid", "The question is missing.")
+    limit = settings.ASKDOCS_MAX_QUESTION_CHARS
+    if len(question) > limit:
+        raise FrameError("question_too_long", f"Questions are limited to {limit} characters.")
+    topic = data.get("topic") or ""
+    if not isinstance(topic, str) or len(topic) > MAX_TOPIC_CHARS:
+        raise FrameError(
+            "invalid", f"The topic must be text of at most {MAX_TOPIC_CHARS} characters."
+        )
+    conversation_id = data.get("conversation_id") or ""
+    if not isinstance(conversation_id, str) or (
+        conversation_id and not _CONVERSATION_ID.fullmatch(conversation_id)
+    ):
+        raise FrameError("unknown_conversation", UNKNOWN_CONVERSATION)
+    identity = tuple(
+        (name, data[name]) for name in ("visitor_id", "user_id", "user_hash") if data.get(name)
+    )
+    if not conversation_id:
+        return AskRequest(question.strip(), topic.strip(), uuid.uuid4().hex, True, identity)
+    return AskRequest(question.strip(), topic.strip(), conversation_id, identity=identity)
+
+
+async def answer_frames(
+    *, project: Project, request: AskRequest, channel: str = Interaction.Channel.WIDGET
+) -> AsyncIterator[Frame]:
+    """The frames of one answer. Closing this iterator early cancels the generation."""
+    conversation_id = request.conversation_id
+    try:
+        user_key = user_key_from(dict(request.identity), project=project)
+    except IdentityError as error:
+        yield error_frame("invalid_identity", str(error))
+        return
+    history: list[Turn] = []
+    if not request.new_conversation:
+        if not await database_sync_to_async(conversation_exists)(
+            project=project, conversation_id=conversation_id
+        ):
+            yield error_frame("unknown_conversation", UNKNOWN_CONVERSATION)
+            return
+        history = await database_sync_to_async(conversation_history)(
+            project=project, conversation_id=conversation_id
+        )
+
+    def events() -> Generator[services.Event, None, None]:
+        return services.ask_stream(
+            project=project,
+            question=request.question,
+            topic=request.topic,
+            channel=channel,
+            conversation_id=conversation_id,
+            history=history,
+            user_key=user_key,
+            max_chars=settings.ASKDOCS_MAX_ANSWER_CHARS,
+            max_seconds=settings.ASKDOCS_MAX_GENERATION_SECONDS,
+        )
+
+    async for event in _events_off_loop(events):
+        frame: Frame = {"type": event.kind, **event.data}
+        if event.kind == "done":
+            frame["conversation_id"] = conversation_id
+        yield frame
+
+
+_END = object()
+# A streamed answer holds its thread for the whole generation (an Ollama stream can take a
+# minute), so answers get a pool of their own instead of the loop's small default one.
+_ANSWER_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="answer")
+
+
+async def _events_off_loop(
+    start: Callable[[], Generator[services.Event, None, None]],
+) -> AsyncIterator[services.Event]:
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    stop = threading.Event()
+
+    def hand_over(item: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody is listening
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    def work() -> None:
+        events = start()
+        try:
+            for event in events:
+                if stop.is_set():
+                    break
+                hand_over(event)
+        except Exception:
+            logger.exception("streaming an answer failed")
+            hand_over(
+                services.Event("error", {"code": "unavailable", "message": services.UNAVAILABLE})
+            )
+        finally:
+            # Runs ask_stream's own `finally` in this thread: the model's stream is closed and
+            # the interaction is logged (as cancelled when we stopped early).
+            events.close()
+            hand_over(_END)
+
+    # Not thread-sensitive: each answer gets its own thread, so answers run side by side.
+    worker = asyncio.ensure_future(
+        database_sync_to_async(work, thread_sensitive=False, executor=_ANSWER_THREADS)()
+    )
+    try:
+        while True:
+            item = await queue.get()
+            if item is _END:
+                break
+            for event in _merge_waiting_tokens(item, queue) if item.kind == "token" else [item]:
+                yield event
+    finally:
+        stop.set()
+        if not worker.done():
+            # Let the worker finish its cleanup (close the model stream, log) on its own.
+            worker.add_done_callback(_log_failure)
+
+
+def _merge_waiting_tokens(first: services.Event, queue: asyncio.Queue[Any]) -> list[services.Event]:
+    """The tokens already waiting as one event, then the event that ended the run, if any."""
+    texts = [first.data["text"]]
+    tail: list[Any] = []
+    while not queue.empty():
+        item = queue.get_nowait()
+        if item is not _END and item.kind == "token":
+            texts.append(item.data["text"])
+            continue
+        tail.append(item)
+        break
+    merged = [services.Event("token", {"text": "".join(texts)})]
+    if tail and tail[0] is _END:
+        queue.put_nowait(_END)
+    else:
+        merged += tail
+    return merged
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("answer worker failed", exc_info=task.exception())

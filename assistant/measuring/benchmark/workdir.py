@@ -1,0 +1,64 @@
+"""A throwaway data folder for the sections that need a project with indexed documents:
+ingestion, the repeated question and the ASGI server. It gets its own SQLite database and
+embedded vector store, so a bench never writes into the real ones (whatever DATABASE_URL,
+CHROMA_URL or REDIS_URL say), and its processes are started with this environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+#: Settings that would point a child at real, shared services.
+_SHARED = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "CHROMA_URL", "ASKDOCS_TESTING")
+BENCH_ORIGIN = "http://bench.localhost"
+UNLIMITED = "1000000/m"
+
+
+def child_env(folder: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _SHARED}
+    env.update(
+        ASKDOCS_DATA_DIR=str(folder),
+        ASKDOCS_MODEL_CACHE=str(settings.ASKDOCS_MODEL_CACHE),
+        DJANGO_SECRET_KEY=secrets.token_urlsafe(32),
+        DJANGO_SETTINGS_MODULE="assistant.settings",
+        ASKDOCS_RATE_ASK_PER_CLIENT=UNLIMITED,
+        ASKDOCS_RATE_ASK_PER_CONVERSATION=UNLIMITED,
+        ASKDOCS_INPROCESS_SCHEDULER="0",
+        LOG_LEVEL="WARNING",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def repo_root() -> Path:
+    return Path(settings.BASE_DIR)
+
+
+def run_child(folder: Path, arguments: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+    """Run `assistant.measuring.benchmark.child` in the folder's environment; its JSON report."""
+    out = folder / "child-report.json"
+    out.unlink(missing_ok=True)
+    command = [
+        sys.executable,
+        "-m",
+        "assistant.measuring.benchmark.child",
+        json.dumps(arguments),
+        str(out),
+    ]
+    done = subprocess.run(  # noqa: S603 - our own interpreter and module
+        command, cwd=repo_root(), env=child_env(folder), capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )  # fmt: skip
+    if done.returncode != 0 or not out.is_file():
+        raise RuntimeError(
+            f"the bench child failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+        )
+    report: dict[str, Any] = json.loads(out.read_text())
+    return report

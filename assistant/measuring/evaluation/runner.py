@@ -1,0 +1,122 @@
+"""Run every question through the real retrieval path (query, vector search, rerank, gate)
+and score it against the gold sections."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import mean
+from typing import Any
+
+from assistant.measuring.evaluation.dataset import Query, known_areas, topic_for
+from assistant.measuring.evaluation.index import EvalIndex
+from assistant.measuring.evaluation.metrics import (
+    SHARES,
+    dedupe,
+    distribution,
+    hit_at,
+    median_p95,
+    mrr_at,
+    ndcg_at,
+    recall_at,
+    wilson,
+)
+from assistant.rag.retrieval import Retriever
+from assistant.rag.types import Question, Retrieval, Settings
+
+#: Goes on from a question's retrieval to the answer (answers.answer_outcome); its outcome keys
+#: join the question's, its `answered`/`refused` replacing the gate's.
+AnswerStep = Callable[[Query, Question, Retrieval], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    topic: str = "auto"  # auto | none
+    rerank: bool = True
+    threshold: float = 0.5
+    num_candidates: int = 20
+    rerank_top: int = 8
+    max_kept: int = 5
+
+
+def evaluate(
+    *,
+    index: EvalIndex,
+    retriever: Retriever,
+    queries: Sequence[Query],
+    config: RunConfig,
+    progress: Callable[[int, int], None] | None = None,
+    answer: AnswerStep | None = None,
+) -> dict[str, Any]:
+    settings = Settings(
+        threshold=config.threshold,
+        num_candidates=config.num_candidates,
+        rerank_top=config.rerank_top,
+        max_kept=config.max_kept,
+        rerank=config.rerank,
+    )
+    areas = known_areas(list(queries))
+    graded: dict[str, list[float]] = {k: [] for k in ("recall@5", "mrr@10", "ndcg@10")}
+    best: dict[str, list[float]] = {"answerable": [], "unanswerable": []}
+    stages: dict[str, list[float]] = {}
+    # One per question, with its yes/no outcomes (SHARES): the shares are read from these,
+    # and `--baseline` compares them question by question.
+    outcomes: list[dict[str, Any]] = []
+
+    for number, query in enumerate(queries, start=1):
+        question = Question(query.question, topic_for(query, areas, config.topic))
+        started = time.perf_counter()
+        retrieval = retriever.retrieve(question, settings)
+        total = (time.perf_counter() - started) * 1000
+        for stage, ms in {**retrieval.timings_ms, "total_ms": total}.items():
+            stages.setdefault(stage, []).append(ms)
+
+        kept_any = bool(retrieval.kept) if config.rerank else None
+        best_relevance = retrieval.best_relevance
+        group = "answerable" if query.answerable else "unanswerable"
+        if best_relevance is not None:
+            best[group].append(best_relevance)
+        outcome: dict[str, Any] = {"id": query.id, "answerable": query.answerable,
+                                   "best_relevance": best_relevance}  # fmt: skip
+
+        if query.answerable:
+            chunks = [index.chunks[c.chunk.id] for c in retrieval.candidates]
+            sections = dedupe([c.section_id for c in chunks])
+            relevant = query.relevant_ids
+            outcome["hit@1"] = bool(hit_at(sections, relevant, 1))
+            outcome["hit@5"] = bool(hit_at(sections, relevant, 5))
+            graded["recall@5"].append(recall_at(sections, relevant, 5))
+            graded["mrr@10"].append(mrr_at(sections, relevant, 10))
+            graded["ndcg@10"].append(ndcg_at(sections, relevant, 10))
+            if query.gold_page:
+                outcome["page_hit@5"] = query.gold_page in dedupe([c.page for c in chunks])[:5]
+            if kept_any is not None:
+                outcome["answered"] = kept_any
+        elif kept_any is not None:
+            outcome["refused"] = not kept_any
+        if answer is not None:
+            outcome.update(answer(query, question, retrieval))
+        outcomes.append(outcome)
+        if progress:
+            progress(number, len(queries))
+
+    shares = {k: [float(o[k]) for o in outcomes if k in o] for k in SHARES}
+    report: dict[str, Any] = {k: _avg(v) for k, v in (shares | graded).items()}
+    report["n_answerable"] = sum(1 for q in queries if q.answerable)
+    report["n_unanswerable"] = sum(1 for q in queries if not q.answerable)
+    report["ci95"] = {k: wilson(int(sum(v)), len(v)) for k, v in shares.items() if v}
+    report["best_relevance"] = {g: distribution(v) for g, v in best.items()}
+    report["latency_ms"] = {stage: median_p95(v) for stage, v in stages.items()}
+    report["config"] = {
+        "topic": config.topic, "rerank": config.rerank, "threshold": config.threshold,
+        "num_candidates": config.num_candidates, "rerank_top": config.rerank_top,
+        "index": index.key,
+        "chunks": len(index.chunks),
+    }  # fmt: skip
+    report["per_query"] = outcomes
+    return report
+
+
+def _avg(values: list[float]) -> float | None:
+    return round(mean(values), 4) if values else None

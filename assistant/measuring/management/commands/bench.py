@@ -1,0 +1,258 @@
+"""Measure the pipeline where the product's performance targets are set (see `--help`).
+
+    python manage.py bench                                   # everything, Ray dev data
+    python manage.py bench --limit-docs 300 --questions 20 --only stages,cache
+    python manage.py bench --json bench.json
+
+Sections: `stages` (latency per stage against the bare libraries), `scale` (vector search at
+100,000 chunks against exact search), `cache` (a repeated question), `concurrency` (simultaneous
+WebSocket conversations and idle sockets on the real ASGI server), `ingest` (chunks per second
+and an unchanged re-sync). `cache`, `concurrency` and `ingest` run in a throwaway data folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from assistant.ask.services import project_settings
+from assistant.measuring.benchmark import concurrency, report, scale, stages
+from assistant.measuring.benchmark.floor import RawFloor
+from assistant.measuring.benchmark.server import SERVERS, AsgiServer
+from assistant.measuring.benchmark.workdir import BENCH_ORIGIN, run_child
+from assistant.measuring.eval_index import open_eval_index
+from assistant.measuring.evaluation.dataset import (
+    DatasetError,
+    Query,
+    corpus_slice,
+    file_digest,
+    known_areas,
+    load_corpus,
+    load_queries,
+    topic_for,
+    write_corpus,
+)
+from assistant.models import Project
+from assistant.rag.retrieval import Retriever, retrieval_query
+from assistant.rag.types import Question, Settings
+from assistant.wiring import runtime
+from assistant.wiring.adapters.chroma_store import HnswParams
+
+SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest")
+RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
+SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
+
+
+def _levels(text: str) -> list[int]:
+    try:
+        levels = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise CommandError(f"--concurrency takes numbers like 1,4,16, not {text!r}") from None
+    if not levels or any(n < 1 or n > 256 for n in levels):
+        raise CommandError("--concurrency levels must be between 1 and 256.")
+    return levels
+
+
+class Command(BaseCommand):
+    help = (
+        "Benchmark the answer pipeline: stage latency against the bare libraries, vector search "
+        "at scale, repeated questions, simultaneous WebSocket conversations, ingestion."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--corpus", type=Path, default=RAY / "corpus.jsonl")
+        parser.add_argument("--queries", type=Path, default=RAY / "queries_dev.jsonl")
+        parser.add_argument("--limit-docs", type=int, help="a slice of the corpus (see --help)")
+        parser.add_argument("--questions", type=int, default=50, help="first N of the queries")
+        parser.add_argument("--runs", type=int, default=3, help="runs; medians are over them")
+        parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+        parser.add_argument(
+            "--candidates", type=int, help="candidates a question (default: a new project's)"
+        )
+        parser.add_argument(
+            "--retrieval", choices=["hybrid", "vector"], default="vector",
+            help="hybrid: vector and BM25 search fused by reciprocal rank (as evaluate)",
+        )  # fmt: skip
+        parser.add_argument("--scale-chunks", type=int, default=100_000)
+        parser.add_argument("--concurrency", default="1,4,16", help="simultaneous conversations")
+        parser.add_argument("--idle-sockets", type=int, default=500)
+        parser.add_argument(
+            "--ingest-docs", type=int, help="index only N documents into the throwaway project"
+        )
+        parser.add_argument("--server", choices=SERVERS, default="daphne")
+        parser.add_argument(
+            "--workdir", type=Path, help="keep the throwaway data folder here (reused next time)"
+        )
+        parser.add_argument("--json", type=Path, help="write the report as JSON to this file")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        chosen = [s.strip() for s in options["only"].split(",") if s.strip()]
+        unknown = sorted(set(chosen) - set(SECTIONS))
+        if unknown or not chosen:
+            raise CommandError(f"--only takes some of {', '.join(SECTIONS)}; not {unknown}.")
+        for name in ("questions", "runs", "scale_chunks"):
+            if options[name] < 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
+        if options["idle_sockets"] < 0:
+            raise CommandError("--idle-sockets cannot be negative.")
+        for name in ("limit_docs", "ingest_docs", "candidates"):
+            if options[name] is not None and options[name] < 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
+        levels = _levels(options["concurrency"])
+        if options["json"] and not options["json"].resolve().parent.is_dir():
+            raise CommandError(f"No folder for --json: {options['json'].resolve().parent}")
+        for path in (options["corpus"], options["queries"]):
+            if not path.is_file():
+                raise CommandError(f"No such file: {path}")
+        try:
+            queries = load_queries(options["queries"])[: options["questions"]]
+            corpus = self._corpus(options["corpus"], queries, options["limit_docs"])
+        except DatasetError as exc:
+            raise CommandError(str(exc)) from exc
+        if not queries:
+            raise CommandError(f"No questions in {options['queries']}.")
+        areas = known_areas(queries)
+        questions = [Question(q.question, topic_for(q, areas, "auto")) for q in queries]
+
+        result: dict[str, Any] = {"schema": SCHEMA, "config": self._config(corpus, options)}
+        result["config"]["questions"] = len(questions)
+        result.update({section: None for section in (*SECTIONS, "idle")})
+        if "stages" in chosen or "scale" in chosen:
+            self._in_eval_index(corpus, questions, chosen, options, result)
+        if {"cache", "concurrency", "ingest"} & set(chosen):
+            served = self._corpus(corpus, queries, options["ingest_docs"])
+            self._in_workdir(served, questions, chosen, levels, options, result)
+        result["targets"] = report.check_targets(result)
+        if options["json"]:
+            options["json"].write_text(json.dumps(result, indent=2) + "\n")
+        self.stdout.write(report.table(result))
+
+    def _corpus(self, path: Path, queries: list[Query], limit: int | None) -> Path:
+        if not limit:
+            return path
+        folder = Path(settings.DATA_DIR) / "eval" / "slices"
+        folder.mkdir(parents=True, exist_ok=True)
+        key = "|".join([file_digest(path), str(limit), *(q.id for q in queries)])
+        sliced = folder / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}-{limit}.jsonl"
+        if not sliced.is_file():
+            write_corpus(sliced, corpus_slice(load_corpus(path), queries, limit))
+        return sliced
+
+    def _settings(self, options: dict[str, Any]) -> Settings:
+        """What a new project answers with, with --candidates applied."""
+        defaults = project_settings(Project())
+        if options["candidates"]:
+            return replace(defaults, num_candidates=options["candidates"])
+        return defaults
+
+    def _config(self, corpus: Path, options: dict[str, Any]) -> dict[str, Any]:
+        embedder, reranker = runtime.embedder(), runtime.reranker()
+        defaults = self._settings(options)
+        return {
+            "corpus": str(corpus),
+            "documents": sum(1 for line in corpus.open(encoding="utf-8") if line.strip()),
+            "queries": str(options["queries"]),
+            "runs": options["runs"],
+            "embedder": embedder.id,
+            "reranker": reranker.id,
+            "rerank_tokens": settings.ASKDOCS_RERANK_MAX_TOKENS,
+            "chunk_tokens": settings.ASKDOCS_CHUNK_TOKENS,
+            "num_candidates": defaults.num_candidates,
+            "threshold": defaults.threshold,
+            "model_threads": settings.ASKDOCS_MODEL_THREADS,
+            "retrieval": options["retrieval"],
+            "server": options["server"],
+            "cpus": os.cpu_count(),
+            "load_average": [round(x, 2) for x in os.getloadavg()],
+        }
+
+    def _in_eval_index(
+        self,
+        corpus: Path,
+        questions: list[Question],
+        chosen: list[str],
+        options: dict[str, Any],
+        result: dict[str, Any],
+    ) -> None:
+        index, embedder = open_eval_index(corpus, stderr=self.stderr)
+        result["config"]["chunks"] = len(index.chunks)
+        settings_ = self._settings(options)
+        reranker = runtime.reranker()
+        lexical = getattr(index, "lexical", None)
+        retriever = Retriever(
+            embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup,
+            lexical=lexical() if lexical and options["retrieval"] == "hybrid" else None,
+        )  # fmt: skip
+        if "stages" in chosen:
+            self.stderr.write("Timing stages ...")
+            result["stages"] = stages.measure_stages(
+                retriever=retriever, generator=runtime.generator_for("auto"),
+                floor=RawFloor.build(embedder=embedder, store=index.store, reranker=reranker),
+                questions=questions, settings=settings_, runs=options["runs"],
+            )  # fmt: skip
+        if "scale" in chosen:
+            self.stderr.write(f"Vector search at {options['scale_chunks']} chunks ...")
+            import numpy as np
+
+            vectors = np.asarray(
+                [embedder.embed_query(retrieval_query(q)) for q in questions], dtype=np.float32
+            )
+            result["scale"] = scale.measure_scale(
+                real=scale.stored_vectors(index.store), queries=vectors,
+                target=options["scale_chunks"], k=stages.search_depth(settings_, retriever),
+                runs=options["runs"], embedder_id=embedder.id,
+                hnsw=getattr(runtime.chunk_store(), "hnsw", None) or HnswParams(),
+                progress=lambda line: self.stderr.write(f"  {line}"),
+            )  # fmt: skip
+
+    def _in_workdir(
+        self,
+        corpus: Path,
+        questions: list[Question],
+        chosen: list[str],
+        levels: list[int],
+        options: dict[str, Any],
+        result: dict[str, Any],
+    ) -> None:
+        keep = options["workdir"]
+        folder = keep or Path(tempfile.mkdtemp(prefix="askdocs-bench-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        asked = [(q.text, q.topic) for q in questions]
+        try:
+            self.stderr.write(f"Indexing {corpus.name} into a throwaway project in {folder} ...")
+            child = run_child(
+                folder,
+                {"corpus": str(corpus.resolve()), "origin": BENCH_ORIGIN, "questions": asked,
+                 "runs": options["runs"], "cache": "cache" in chosen,
+                 "candidates": options["candidates"]},
+                timeout=24 * 3600,
+            )  # fmt: skip
+            result["ingest"] = child["ingest"]
+            result["cache"] = child.get("cache")
+            if "concurrency" in chosen:
+                self.stderr.write(f"Serving it with {options['server']} ...")
+                with AsgiServer(folder, kind=options["server"]) as server:
+                    url = concurrency.socket_url(server.ws_url, child["project_key"])
+                    result["concurrency"] = concurrency.measure_concurrency(
+                        url=url, origin=BENCH_ORIGIN, questions=asked, levels=levels,
+                        runs=options["runs"], progress=lambda line: self.stderr.write(f"  {line}"),
+                    )  # fmt: skip
+                    if options["idle_sockets"]:
+                        result["idle"] = concurrency.measure_idle(
+                            url=url, origin=BENCH_ORIGIN, count=options["idle_sockets"],
+                            rss_kb=server.rss_kb,
+                        )  # fmt: skip
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            if not keep:
+                shutil.rmtree(folder, ignore_errors=True)

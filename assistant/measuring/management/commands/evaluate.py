@@ -1,0 +1,160 @@
+import json
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from assistant.measuring.eval_index import open_eval_index
+from assistant.measuring.evaluation import answers
+from assistant.measuring.evaluation.answers import answer_step
+from assistant.measuring.evaluation.compare import (
+    ComparisonError,
+    compare,
+    format_comparison,
+    load_run,
+)
+from assistant.measuring.evaluation.dataset import DatasetError, load_queries
+from assistant.measuring.evaluation.runner import RunConfig, evaluate
+from assistant.models import Project
+from assistant.rag.retrieval import Retriever
+from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
+
+
+class Command(BaseCommand):
+    help = (
+        "Run a question set with gold answers through the real retrieval path (topic prefix, "
+        "vector search, rerank, relevance gate) and report ranking and gate metrics."
+    )
+
+    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+        parser.add_argument("--corpus", required=True, type=Path)
+        parser.add_argument("--queries", required=True, type=Path)
+        parser.add_argument("--topic", choices=["auto", "none"], default="auto")
+        parser.add_argument("--no-rerank", action="store_true")
+        parser.add_argument("--threshold", type=float, default=settings.ASKDOCS_DEFAULT_THRESHOLD)
+        parser.add_argument(
+            "--candidates", type=int, default=Project._meta.get_field("num_candidates").default,
+            help="How many search results the cross-encoder scores",
+        )  # fmt: skip
+        parser.add_argument(
+            "--rerank-top", type=int, default=Project._meta.get_field("rerank_top").default,
+            help="How many candidates, best first by search, the cross-encoder reads (0: all)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--retrieval", choices=["hybrid", "vector"], default="vector",
+            help="hybrid: vector and BM25 search fused by reciprocal rank",
+        )  # fmt: skip
+        parser.add_argument(
+            "--rerank-tokens", type=int, default=settings.ASKDOCS_RERANK_MAX_TOKENS,
+            help="Query and passage tokens the cross-encoder reads",
+        )  # fmt: skip
+        parser.add_argument(
+            "--answers", action="store_true",
+            help="Also answer each question (answerability check, generator: extractive, or "
+            "Ollama when OLLAMA_HOST is set) and score the answer against `answers_all`",
+        )  # fmt: skip
+        parser.add_argument("--limit", type=int, help="Only the first N queries")
+        parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
+        parser.add_argument(
+            "--baseline", type=Path,
+            help="A report an earlier `--json` wrote: compare question by question against it",
+        )  # fmt: skip
+
+    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+        corpus_path: Path = options["corpus"]
+        for path in (corpus_path, options["queries"]):
+            if not path.is_file():
+                raise CommandError(f"No such file: {path}")
+        if not 0.0 <= options["threshold"] <= 1.0:
+            raise CommandError("--threshold must be between 0 and 1.")
+        if not 1 <= options["candidates"] <= 200:
+            raise CommandError("--candidates must be between 1 and 200.")
+        if not 0 <= options["rerank_top"] <= 200:
+            raise CommandError("--rerank-top must be between 0 and 200.")
+        if not 32 <= options["rerank_tokens"] <= 512:
+            raise CommandError("--rerank-tokens must be between 32 and 512.")
+        if options["json"] and not options["json"].parent.is_dir():
+            raise CommandError(f"--json: no such folder: {options['json'].parent}")
+        baseline = None
+        if options["baseline"]:
+            try:
+                baseline = load_run(options["baseline"])
+            except ComparisonError as exc:
+                raise CommandError(f"--baseline: {exc}") from exc
+        try:
+            queries = load_queries(options["queries"])
+        except DatasetError as exc:
+            raise CommandError(str(exc)) from exc
+        if options["limit"]:
+            queries = queries[: options["limit"]]
+
+        index, embedder = open_eval_index(corpus_path, stderr=self.stderr)
+
+        reranker = FlashrankReranker(
+            cache_dir=settings.ASKDOCS_MODEL_CACHE, max_tokens=options["rerank_tokens"],
+            threads=settings.ASKDOCS_MODEL_THREADS,
+        )  # fmt: skip
+        retriever = Retriever(
+            embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup,
+            lexical=index.lexical() if options["retrieval"] == "hybrid" else None,
+        )  # fmt: skip
+        config = RunConfig(
+            topic=options["topic"], rerank=not options["no_rerank"],
+            threshold=options["threshold"], num_candidates=options["candidates"],
+            rerank_top=options["rerank_top"],
+        )  # fmt: skip
+        reranker.score("warm up", ["warm up"])  # load the model outside the timings
+        asked = tqdm(desc="Asking", total=len(queries), file=self.stderr._out, disable=None)
+        report = evaluate(
+            index=index, retriever=retriever, queries=queries, config=config,
+            progress=lambda done, total: asked.update(1),
+            answer=answer_step(index, retriever) if options["answers"] else None,
+        )  # fmt: skip
+        asked.close()
+        if options["answers"]:
+            report.update(answers.summary(report["per_query"]))
+        report["config"]["corpus"] = str(corpus_path)
+        report["config"]["queries"] = str(options["queries"])
+        report["config"]["embedder"] = embedder.id
+        report["config"]["chunk_tokens"] = settings.ASKDOCS_CHUNK_TOKENS
+        report["config"]["rerank_tokens"] = options["rerank_tokens"]
+        report["config"]["retrieval"] = options["retrieval"]
+        unpaired = None
+        if baseline is not None:
+            try:
+                report["vs_baseline"] = compare(baseline, report["per_query"])
+            except ComparisonError as exc:
+                unpaired = exc  # the run itself is still written and shown
+        if options["json"]:
+            options["json"].write_text(json.dumps(report, indent=2) + "\n")
+        self.stdout.write(self._format(report))
+        if unpaired is not None:
+            raise CommandError(f"--baseline: {unpaired}")
+        if "vs_baseline" in report:
+            self.stdout.write(format_comparison(report["vs_baseline"]))
+
+    def _format(self, report: dict) -> str:  # type: ignore[type-arg]
+        lines = [f"{'metric':<14}{'value':>8}   95% interval"]
+        answer_keys = ("answer_rougeL", "oracle_rougeL", "answer_cites_gold", "answer_words")
+        for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5", "answered",
+                    "refused", "n_answerable", "n_unanswerable", *answer_keys):  # fmt: skip
+            value = report.get(key)
+            shown = (
+                "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else value)
+            )
+            if key not in report:
+                continue
+            interval = report["ci95"].get(key)
+            ci = f"   {interval[0]:.3f} – {interval[1]:.3f}" if interval else ""
+            lines.append(f"{key:<14}{shown:>8}{ci}")
+        for group, dist in report["best_relevance"].items():
+            if dist:
+                values = " ".join(f"{k} {v:.3f}" for k, v in dist.items())
+                lines.append(f"best relevance, {group}: {values}")
+        stages = report["latency_ms"] | (
+            {"answerability": report["answerability_ms"]} if report.get("answerability_ms") else {}
+        )
+        for stage, stats in stages.items():
+            lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
+        return "\n".join(lines)

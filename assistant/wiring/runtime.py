@@ -1,0 +1,176 @@
+"""The one place that builds model sessions and clients from settings: lazily, once per
+process, never at import time (Celery forks after import; a forked ONNX session misbehaves)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from functools import cache
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from assistant.rag.answerability import Answerability
+from assistant.rag.answering import Pipeline
+from assistant.rag.caching import CachingRetriever
+from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
+from assistant.rag.ports import ChunkLookup, Embedder, Generator, Reranker, Retrieves, VectorStore
+from assistant.rag.retrieval import Retriever
+
+if TYPE_CHECKING:
+    from assistant.wiring.adapters.ollama import OllamaGenerator
+
+# Adapters are imported inside the factories: onnxruntime and chromadb take a second to
+# import, and management commands that never answer a question should not pay for it.
+
+logger = logging.getLogger(__name__)
+_lock = threading.Lock()
+
+
+@cache
+def embedder() -> Embedder:
+    if settings.ASKDOCS_EMBEDDER == "ollama":
+        if not settings.OLLAMA_HOST:
+            from django.core.exceptions import ImproperlyConfigured
+
+            raise ImproperlyConfigured("ASKDOCS_EMBEDDER=ollama needs OLLAMA_HOST.")
+        from assistant.wiring.adapters.ollama import OllamaEmbedder
+
+        return OllamaEmbedder(host=settings.OLLAMA_HOST, model=settings.OLLAMA_EMBED_MODEL)
+    from assistant.wiring.adapters.onnx_embedder import OnnxEmbedder
+
+    return OnnxEmbedder(settings.ASKDOCS_EMBEDDER, threads=settings.ASKDOCS_MODEL_THREADS)
+
+
+@cache
+def reranker() -> Reranker:
+    from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
+
+    return FlashrankReranker(
+        cache_dir=settings.ASKDOCS_MODEL_CACHE,
+        max_tokens=settings.ASKDOCS_RERANK_MAX_TOKENS,
+        threads=settings.ASKDOCS_MODEL_THREADS,
+    )
+
+
+@cache
+def chunk_store() -> VectorStore:
+    """The chunk vectors of the configured embedder: one collection per project, so every
+    question searches its project's collection without a filter."""
+    from assistant.wiring.adapters.chroma_store import partitioned
+
+    model = embedder()
+    return partitioned(
+        settings.CHROMA_URL or str(settings.CHROMA_PATH),
+        key="project_id",
+        prefix="chunks",
+        embedder_id=model.id,
+        dimension=model.dimension,
+    )
+
+
+@cache
+def memory_store() -> VectorStore:
+    """The vector collection of users' remembered facts (cosine, one per embedder)."""
+    from assistant.wiring.adapters.chroma_store import ChromaStore
+
+    model = embedder()
+    return ChromaStore(
+        location=settings.CHROMA_URL or str(settings.CHROMA_PATH),
+        prefix="memory",
+        embedder_id=model.id,
+        dimension=model.dimension,
+    )
+
+
+@cache
+def sentence_scorer() -> CrossEncoderScorer:
+    """Sentences scored by the cross-encoder against the question; shared by the answerability
+    check and the extractive answerer, so each sentence is read once per question."""
+    return CrossEncoderScorer(reranker())
+
+
+@cache
+def extractive_generator() -> ExtractiveGenerator:
+    return ExtractiveGenerator(sentence_scorer())
+
+
+@cache
+def answerability() -> Answerability:
+    return Answerability(scorer=sentence_scorer())
+
+
+@cache
+def ollama_generator() -> OllamaGenerator:
+    from assistant.wiring.adapters.ollama import OllamaGenerator
+
+    timeouts = settings.ASKDOCS_OLLAMA_TIMEOUTS
+    return OllamaGenerator(
+        host=settings.OLLAMA_HOST,
+        model=settings.OLLAMA_MODEL,
+        connect_timeout=timeouts["connect"],
+        first_token_timeout=timeouts["first_token"],
+        between_tokens_timeout=timeouts["between_tokens"],
+    )
+
+
+def generator_for(choice: str) -> Generator:
+    """`auto` uses Ollama whenever OLLAMA_HOST is set."""
+    if choice == "ollama" or (choice == "auto" and settings.OLLAMA_HOST):
+        if not settings.OLLAMA_HOST:
+            return extractive_generator()
+        return ollama_generator()
+    return extractive_generator()
+
+
+def pipeline(
+    *, retriever: Retrieves, generator_choice: str, check_llm_answers: bool = False
+) -> Pipeline:
+    """The answer path as every door runs it. The answerability check always guards the
+    extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
+    it the check is the project's choice (`Project.check_llm_answers`)."""
+    generator = generator_for(generator_choice)
+    check = generator.id == ExtractiveGenerator.id or check_llm_answers
+    return Pipeline(
+        retriever=retriever, generator=generator, answerability=answerability() if check else None
+    )
+
+
+def retriever(*, chunks: ChunkLookup) -> Retriever:
+    """`chunks` reads chunk rows by vector id (ingestion's selector): the caller passes it, so
+    the wiring does not depend on an app."""
+    return Retriever(embedder=embedder(), store=chunk_store(), reranker=reranker(), chunks=chunks)
+
+
+def answer_retriever(*, project_id: int, chunks: ChunkLookup) -> Retrieves:
+    """The retriever for users' questions (widget, API, SMS): repeated questions come from the
+    cache until the project's index changes. The console sandbox and the evaluation runner
+    use `retriever()`, because they exist to watch the pipeline itself run."""
+    plain = retriever(chunks=chunks)
+    ttl = settings.ASKDOCS_RETRIEVAL_CACHE_SECONDS
+    if not ttl:
+        return plain
+    from assistant.wiring.retrieval_cache import DjangoRetrievalCache, index_scope
+
+    try:
+        scope = index_scope(project_id=project_id)
+    except Exception:  # noqa: BLE001 - without the cache the answer is slower, not wrong
+        logger.warning("retrieval cache unreachable; answering without it", exc_info=True)
+        return plain
+    return CachingRetriever(plain, cache=DjangoRetrievalCache(ttl_seconds=ttl), scope=scope)
+
+
+def reset() -> None:
+    """Forget built components (tests that change settings)."""
+    with _lock:
+        for factory in (
+            embedder,
+            reranker,
+            chunk_store,
+            memory_store,
+            sentence_scorer,
+            extractive_generator,
+            answerability,
+            ollama_generator,
+        ):
+            factory.cache_clear()

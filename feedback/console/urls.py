@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from feedback.console import feedback as feedback_views
+from feedback.console import views
+
+urlpatterns = [
+    path("metrics/", views.metrics, name="console-metrics"),
+    path("blind-spots/", views.blind_spots, name="console-blind-spots"),
+    path("tuner/", views.tuner, name="console-tuner"),
+    path("feedback/", feedback_views.feedback_page, name="console-feedback"),
+    path("feedback/export.csv", feedback_views.feedback_export, name="console-feedback-export"),
+]
