@@ -8,6 +8,11 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
+from assistant.rag.types import Settings
+
+#: The pipeline's knob defaults live once, in the core's `Settings`; new projects start there.
+PIPELINE_DEFAULTS = Settings()
+
 
 def new_public_key() -> str:
     return "pk_" + secrets.token_urlsafe(18)
@@ -57,19 +62,21 @@ class Project(models.Model):
     secret_key = models.CharField(max_length=64, unique=True, default=new_secret_key)
     allowed_origins = models.JSONField(default=list, blank=True, validators=[validate_origins])
     threshold = models.FloatField(
-        default=0.5, validators=[MinValueValidator(0.0), MaxValueValidator(1.0)]
+        default=PIPELINE_DEFAULTS.threshold,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
     )
     num_candidates = models.PositiveSmallIntegerField(
-        default=20, validators=[MinValueValidator(1), MaxValueValidator(100)]
+        default=PIPELINE_DEFAULTS.num_candidates,
+        validators=[MinValueValidator(1), MaxValueValidator(100)],
     )
     rerank_top = models.PositiveSmallIntegerField(
-        default=8,
+        default=PIPELINE_DEFAULTS.rerank_top,
         validators=[MinValueValidator(1), MaxValueValidator(100)],
         help_text="How many of the candidates, best first, the cross-encoder reads. It is the "
         "cost of a question: about 60 CPU-ms each.",
     )
     max_kept = models.PositiveSmallIntegerField(
-        default=5, validators=[MinValueValidator(1), MaxValueValidator(20)]
+        default=PIPELINE_DEFAULTS.max_kept, validators=[MinValueValidator(1), MaxValueValidator(20)]
     )
     generator = models.CharField(max_length=20, choices=Generator.choices, default=Generator.AUTO)
     check_llm_answers = models.BooleanField(

@@ -199,7 +199,13 @@ ASKDOCS_MODEL_THREADS = envint("ASKDOCS_MODEL_THREADS", min(2, os.cpu_count() or
 # costs the cross-encoder about half a 256-token one. See the README's "Measured" section.
 ASKDOCS_RERANK_MAX_TOKENS = envint("ASKDOCS_RERANK_MAX_TOKENS", 160, minimum=32, maximum=512)
 ASKDOCS_CHUNK_TOKENS = envint("ASKDOCS_CHUNK_TOKENS", 128, minimum=32, maximum=512)
-ASKDOCS_DEFAULT_THRESHOLD = envfloat("ASKDOCS_DEFAULT_THRESHOLD", 0.5, minimum=0.0, maximum=1.0)
+if env("ASKDOCS_DEFAULT_THRESHOLD"):
+    # It only ever fed `evaluate`, never new projects: one set of defaults now lives in
+    # assistant/rag/types.Settings, and each project's threshold is set in the console.
+    raise ImproperlyConfigured(
+        "ASKDOCS_DEFAULT_THRESHOLD is no longer read: set each project's relevance threshold in "
+        "the console (or `evaluate --threshold`). Unset the variable."
+    )
 # Repeated questions are served from a cache until the project's index changes; 0: off.
 ASKDOCS_RETRIEVAL_CACHE_SECONDS = envint("ASKDOCS_RETRIEVAL_CACHE_SECONDS", 3600, minimum=0)
 ASKDOCS_MAX_QUESTION_CHARS = envint("ASKDOCS_MAX_QUESTION_CHARS", 2000, minimum=10)
@@ -233,7 +239,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["assistant.ask.parsers.IntakeJSONParser"],
     "EXCEPTION_HANDLER": "assistant.ask.api_errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
@@ -248,7 +254,7 @@ SPECTACULAR_SETTINGS = {
 CORS_URLS_REGEX = r"^/api/v1/.*$"
 CORS_ALLOW_HEADERS = ["content-type", "x-project-key", "authorization"]
 
-# --- Widget: streamed answers and rate limits (django-ratelimit, counted in the cache) ----------
+# --- Widget: streamed answers and rate limits (moving windows, see assistant/ask/ratelimits.py) --
 ASKDOCS_MAX_ANSWER_CHARS = envint("ASKDOCS_MAX_ANSWER_CHARS", 4000, minimum=100)
 ASKDOCS_MAX_GENERATION_SECONDS = envfloat("ASKDOCS_MAX_GENERATION_SECONDS", 90.0, minimum=1.0)
 # Tests ask hundreds of questions from 127.0.0.1; the rate-limit tests set their own rates.
@@ -259,7 +265,14 @@ ASKDOCS_RATE_ASK_PER_CONVERSATION = envrate("ASKDOCS_RATE_ASK_PER_CONVERSATION",
 ASKDOCS_RATE_FEEDBACK_PER_CLIENT = envrate(
     "ASKDOCS_RATE_FEEDBACK_PER_CLIENT", "5000/m" if TESTING else "60/m"
 )
-RATELIMIT_USE_CACHE = "default"
+# Each retrieval runs both models, like a question.
+ASKDOCS_RATE_RETRIEVE_PER_CLIENT = envrate(
+    "ASKDOCS_RATE_RETRIEVE_PER_CLIENT", "5000/m" if TESTING else "20/m"
+)
+# Each reply is a text the project pays for.
+ASKDOCS_RATE_SMS_PER_SENDER = envrate(
+    "ASKDOCS_RATE_SMS_PER_SENDER", "5000/m" if TESTING else "10/10m"
+)
 
 # --- Auth, i18n, static ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

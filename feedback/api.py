@@ -8,9 +8,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.ask.api import authorise
+from assistant.ask import intake
+from assistant.ask.api import caller_of
 from assistant.ask.api_errors import ApiError
-from assistant.ask.ratelimits import FEEDBACK_RATE_LIMITED, feedback_is_limited
 from assistant.models import Interaction
 from feedback.services import feedback_record
 
@@ -45,12 +45,11 @@ class FeedbackApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request: Request) -> Response:
+        caller = caller_of(request)
+        project = intake.authorise(caller)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        key = data.validated_data.get("project") or request.headers.get("X-Project-Key", "")
-        project = authorise(request, key)
-        if feedback_is_limited(client=request.META.get("REMOTE_ADDR", "")):
-            raise ApiError("rate_limited", FEEDBACK_RATE_LIMITED, status.HTTP_429_TOO_MANY_REQUESTS)
+        intake.limit("feedback", client=caller.client)
         interaction = Interaction.objects.filter(
             project=project, answer_id=data.validated_data["answer_id"]
         ).first()

@@ -39,11 +39,13 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
 
 @pytest.fixture(autouse=True)
 def _fresh_retrieval_cache() -> None:
-    """Each test starts with no cached retrievals: project ids repeat across rolled-back
-    tests (SQLite) and the Redis cache outlives a test run."""
+    """Each test starts with no cached retrievals and no rate-limit counts: project ids repeat
+    across rolled-back tests (SQLite), and the Redis cache outlives a test run."""
+    from assistant.ask import ratelimits
     from assistant.wiring.retrieval_cache import retrieval_cache_clear
 
     retrieval_cache_clear()
+    ratelimits.reset()  # counters outlive a test (process memory, or Redis across runs)
 
 
 @pytest.fixture

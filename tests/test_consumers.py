@@ -95,8 +95,17 @@ async def test_it_refuses_when_nothing_is_relevant(demo_project):
     assert frames[2]["refused"] is True
 
 
+async def closed_with(communicator: WebsocketCommunicator) -> int:
+    """A refused socket is accepted, then closed with a code the page can read (a refused
+    handshake would only show the browser a bare failure)."""
+    assert await communicator.connect() == (True, None)
+    closing = await communicator.receive_output(timeout=10)
+    assert closing["type"] == "websocket.close"
+    return int(closing["code"])
+
+
 BAD_FRAMES = [
-    ("this is not json", "invalid"),
+    ("this is not json", "malformed_json"),
     (json.dumps(["a", "list"]), "invalid"),
     (json.dumps({"topic": "Billing"}), "invalid"),
     (json.dumps({"question": "   "}), "invalid"),
@@ -127,11 +136,11 @@ async def test_it_answers_bad_frames_with_an_error_and_stays_usable(demo_project
 async def test_it_refuses_sockets_from_origins_the_project_does_not_allow(demo_project):
     for origin in ("https://evil.example", "null", ""):
         communicator = socket_for(demo_project, origin=origin)
-        assert await communicator.connect() == (False, CLOSE_ORIGIN_NOT_ALLOWED)
+        assert await closed_with(communicator) == CLOSE_ORIGIN_NOT_ALLOWED, origin
 
     demo_project.public_key = "pk_unknown"
     communicator = socket_for(demo_project)
-    assert await communicator.connect() == (False, CLOSE_UNKNOWN_PROJECT)
+    assert await closed_with(communicator) == CLOSE_UNKNOWN_PROJECT
 
 
 async def test_a_follow_up_carries_the_conversation_into_retrieval(demo_project):

@@ -25,7 +25,8 @@ def check(**env: str) -> subprocess.CompletedProcess[str]:
     [
         ("ASKDOCS_MODEL_THREADS", "many", "ASKDOCS_MODEL_THREADS='many' is not a whole number"),
         ("ASKDOCS_MODEL_THREADS", "0", "ASKDOCS_MODEL_THREADS=0 is below the minimum 1"),
-        ("ASKDOCS_DEFAULT_THRESHOLD", "1.5", "ASKDOCS_DEFAULT_THRESHOLD=1.5 is above the maximum"),
+        ("ASKDOCS_DEFAULT_THRESHOLD", "0.4", "ASKDOCS_DEFAULT_THRESHOLD is no longer read"),
+        ("ASKDOCS_RATE_SMS_PER_SENDER", "ten", "ASKDOCS_RATE_SMS_PER_SENDER='ten' is not a rate"),
         ("ASKDOCS_RETRIEVAL_CACHE_SECONDS", "-1", "ASKDOCS_RETRIEVAL_CACHE_SECONDS=-1 is below"),
         ("DJANGO_DEBUG", "maybe", "DJANGO_DEBUG='maybe' is not a boolean"),
         ("REDIS_URL", "localhost:6379", "REDIS_URL='localhost:6379' is not a valid URL"),

@@ -63,14 +63,14 @@ async def test_it_streams_the_same_frames_as_the_socket(async_client, demo_proje
     assert again[-1]["conversation_id"] == frames[-1]["conversation_id"]
 
 
-async def test_it_sends_an_error_event_for_an_unknown_conversation(async_client, demo_project):
+async def test_it_refuses_an_unknown_conversation_before_streaming(async_client, demo_project):
     response = await async_client.get(
         "/api/v1/ask/stream",
         {"project": demo_project.public_key, "question": "Refunds?", "conversation_id": "abc"},
         headers={"origin": ORIGIN},
     )
-    frames = await read_events(response)
-    assert [(f["type"], f["code"]) for f in frames] == [("error", "unknown_conversation")]
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "unknown_conversation"
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -11,49 +9,30 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.ask import services
+from assistant.ask import intake, services
 from assistant.ask.api_errors import ApiError
-from assistant.ask.ratelimits import RATE_LIMITED, ask_is_limited
-from assistant.ask.selectors import conversation_history, project_by_key
-from assistant.memory.identity import IdentityError, check_user_key, user_key_from
-from assistant.models import Interaction, Project
-from assistant.rag.types import Question, Settings
+from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
+from assistant.models import Interaction
+from assistant.rag.types import Question
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id
 
 
-def authorise(request: Request, key: str) -> Project:
-    """A request is let in by the project's public key and an allowed Origin (browsers), or
-    by the project's secret key as a Bearer token (servers, which send no Origin)."""
-    project = project_by_key(key)
-    if project is None:
-        raise ApiError("unknown_project", "Unknown project key.", status.HTTP_401_UNAUTHORIZED)
-    origin = request.headers.get("Origin")
-    if origin:
-        if not project.allows_origin(origin):
-            raise ApiError(
-                "origin_not_allowed",
-                f"Origin {origin} is not allowed for this project.",
-                status.HTTP_403_FORBIDDEN,
-            )
-        return project
-    bearer = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-    if bearer and bearer == project.secret_key:
-        return project
-    raise ApiError(
-        "origin_required",
-        "Send the request from an allowed origin, or authenticate with the project's secret key.",
-        status.HTTP_403_FORBIDDEN,
-    )
+def caller_of(request: Request) -> Caller:
+    """Who knocks on a REST door; the project key comes from the body or X-Project-Key."""
+    key = request.data.get("project") if hasattr(request.data, "get") else ""
+    return Caller.from_headers(
+        request.headers, key=key if isinstance(key, str) else "",
+        client=request.META.get("REMOTE_ADDR", ""),
+    )  # fmt: skip
 
 
 class QuestionInput(serializers.Serializer):
     project = serializers.CharField(required=False, max_length=64, help_text="Public key")
     question = serializers.CharField(max_length=settings.ASKDOCS_MAX_QUESTION_CHARS)
-    topic = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
-
-    def project_key(self, request: Request) -> str:
-        return self.validated_data.get("project") or request.headers.get("X-Project-Key", "")
+    topic = serializers.CharField(
+        required=False, allow_blank=True, max_length=MAX_TOPIC_CHARS, default=""
+    )
 
 
 class SourceOutput(serializers.Serializer):
@@ -77,42 +56,24 @@ class AskApi(APIView):
         answer = serializers.CharField()
         refused = serializers.BooleanField()
         sources = SourceOutput(many=True)
+        conversation_id = serializers.CharField(
+            help_text="Send it back with a follow-up question to continue the conversation."
+        )
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        project = authorise(request, data.project_key(request))
-        conversation_id = data.validated_data.get("conversation_id", "")
-        user_key = _user_key(request, project, data.validated_data)
-        if ask_is_limited(
-            client=request.META.get("REMOTE_ADDR", ""), conversation_id=conversation_id
-        ):
-            raise ApiError("rate_limited", RATE_LIMITED, status.HTTP_429_TOO_MANY_REQUESTS)
+        caller = caller_of(request)
+        project = intake.authorise(caller)
+        asked = intake.ask_request(request.data, project=project, caller=caller)
         result = services.ask(
-            project=project,
-            question=data.validated_data["question"],
-            topic=data.validated_data["topic"],
-            channel=Interaction.Channel.API,
-            conversation_id=conversation_id,
-            history=conversation_history(project=project, conversation_id=conversation_id),
-            user_key=user_key,
-        )
+            project=project, question=asked.question, topic=asked.topic,
+            channel=Interaction.Channel.API, conversation_id=asked.conversation_id,
+            history=asked.history, user_key=asked.user_key,
+        )  # fmt: skip
         if result.error:
             raise ApiError(result.error, result.answer, status.HTTP_503_SERVICE_UNAVAILABLE)
+        result.conversation_id = asked.conversation_id
         return Response(self.OutputSerializer(result).data)
-
-
-def _user_key(request: Request, project: Project, data: dict[str, Any]) -> str:
-    try:
-        if data.get("user"):
-            bearer = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-            if request.headers.get("Origin") or bearer != project.secret_key:
-                raise IdentityError("Only the project's secret key may name a user directly.")
-            return check_user_key(data["user"])
-        return user_key_from(data, project=project)
-    except IdentityError as error:
-        raise ApiError("invalid_identity", str(error)) from None
 
 
 class RetrieveApi(APIView):
@@ -135,23 +96,17 @@ class RetrieveApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        project = authorise(request, data.project_key(request))
-        wanted = data.validated_data["num_results"]
-        knobs = Settings(
-            threshold=project.threshold,
-            num_candidates=max(project.num_candidates, wanted),
-            max_kept=wanted,
-            rerank=data.validated_data["rerank"],
-        )
-        question = Question(data.validated_data["question"], data.validated_data["topic"])
+        caller = caller_of(request)
+        project = intake.authorise(caller)
+        asked = intake.retrieve_request(request.data, project=project, caller=caller)
         try:
             retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
-            retrieval = retriever.retrieve(question, knobs, {"project_id": project.id})
+            retrieval = retriever.retrieve(
+                Question(asked.question, asked.topic), asked.settings, {"project_id": project.id}
+            )
         except Exception as exc:
             raise ApiError(
                 "unavailable", services.UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE
             ) from exc
-        retrieval.candidates = retrieval.candidates[:wanted]
+        retrieval.candidates = retrieval.candidates[: asked.num_results]
         return Response(self.OutputSerializer(retrieval).data)

@@ -9,6 +9,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from assistant.ask.intake import IntakeError
+
 
 class ApiError(exceptions.APIException):
     def __init__(self, code: str, message: str, status_code: int = status.HTTP_400_BAD_REQUEST):
@@ -27,6 +29,8 @@ _CODES = {
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, IntakeError):
+        return Response(exc.body(), status=exc.status)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -45,3 +49,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 def json_error(code: str, message: str, status_code: int) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message}}, status=status_code)
+
+
+def intake_error_response(error: IntakeError) -> JsonResponse:
+    """The same body as the REST doors, for plain Django views (server-sent events)."""
+    return JsonResponse(error.body(), status=error.status)

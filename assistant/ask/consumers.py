@@ -1,9 +1,12 @@
 """The widget's WebSocket: `/ws/ask/?project=<public key>`.
 
-The page's Origin must be one of the project's allowed origins, else the handshake is refused.
-Each text frame is a question `{question, topic?, conversation_id?}`; the answer comes back as
-`sources`, `token`..., `done` (or `error`) frames. Bad frames get an `error` frame and the socket
-stays open. A closed socket stops the answer being generated.
+The socket is let in by the intake like every other door: the page's Origin must be one of the
+project's allowed origins. A refused socket is accepted and then closed with a code the page
+can read (4401 unknown project key, 4403 origin not allowed): a refused handshake would only
+show the browser a bare failure. Each text frame is a question `{question, topic?,
+conversation_id?}`; the answer comes back as `sources`, `token`..., `done` (or `error`)
+frames. Bad frames get an `error` frame and the socket stays open. A closed socket stops the
+answer being generated.
 """
 
 from __future__ import annotations
@@ -17,27 +20,36 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from assistant.ask.ratelimits import RATE_LIMITED, ask_is_limited
-from assistant.ask.selectors import project_by_key
-from assistant.ask.streaming import FrameError, answer_frames, error_frame, parse_request
+from assistant.ask import intake
+from assistant.ask.intake import AskRequest, Caller, IntakeError
+from assistant.ask.streaming import answer_frames, error_frame
 from assistant.models import Project
 
-#: Close codes sent with a refused handshake (4000-4999 are free for applications).
+#: Close codes for a refused socket (4000-4999 are free for applications).
 CLOSE_UNKNOWN_PROJECT = 4401
 CLOSE_ORIGIN_NOT_ALLOWED = 4403
-MAX_FRAME_BYTES = 16_000
+_CLOSE_CODES = {401: CLOSE_UNKNOWN_PROJECT, 403: CLOSE_ORIGIN_NOT_ALLOWED}
 
 
-def project_for_socket(scope: dict[str, Any]) -> tuple[Project | None, int]:
+def caller_of(scope: dict[str, Any]) -> Caller:
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    project = project_by_key((query.get("project") or [""])[0])
-    if project is None:
-        return None, CLOSE_UNKNOWN_PROJECT
     headers = dict(scope.get("headers") or [])
-    origin = headers.get(b"origin", b"").decode("latin-1")
-    if not project.allows_origin(origin):
-        return None, CLOSE_ORIGIN_NOT_ALLOWED
-    return project, 0
+    return Caller(
+        key=(query.get("project") or [""])[0],
+        origin=headers.get(b"origin", b"").decode("latin-1"),
+        client=(scope.get("client") or ["0.0.0.0"])[0],  # noqa: S104 - an address, not a bind
+    )
+
+
+def project_for_socket(caller: Caller) -> tuple[Project | None, int]:
+    """The project, or the close code that tells the page why not. A socket always comes from
+    a browser, so an Origin is required (a missing one counts as not allowed)."""
+    try:
+        if not caller.origin:
+            raise IntakeError("origin_not_allowed", "An Origin is required.", 403)
+        return intake.authorise(caller), 0
+    except IntakeError as error:
+        return None, _CLOSE_CODES.get(error.status, CLOSE_ORIGIN_NOT_ALLOWED)
 
 
 class AskConsumer(AsyncWebsocketConsumer):
@@ -45,46 +57,42 @@ class AskConsumer(AsyncWebsocketConsumer):
     # widget holds no channel-layer subscription (a blocking Redis poll per socket otherwise).
     channel_layer_alias = "no-channel-layer"
     project: Project
+    caller: Caller
     answering: asyncio.Task[None] | None = None
     busy = False  # an answer is on its way (until its done / error frame is sent)
 
     async def connect(self) -> None:
-        project, refusal = await database_sync_to_async(project_for_socket)(self.scope)
+        self.caller = caller_of(self.scope)
+        project, refusal = await database_sync_to_async(project_for_socket)(self.caller)
+        await self.accept()
         if project is None:
             await self.close(code=refusal)
             return
         self.project = project
-        await self.accept()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if text_data is None or len(text_data) > MAX_FRAME_BYTES:
+        if text_data is None:
             await self.send_frame(error_frame("invalid", "Send questions as JSON text frames."))
-            return
-        try:
-            request = parse_request(json.loads(text_data))
-        except json.JSONDecodeError:
-            await self.send_frame(error_frame("invalid", "That was not JSON."))
-            return
-        except FrameError as exc:
-            await self.send_frame(exc.frame())
             return
         if self.busy:
             await self.send_frame(
                 error_frame("busy", "Wait for the current answer before asking again.")
             )
             return
-        client = (self.scope.get("client") or ["0.0.0.0"])[0]  # noqa: S104
-        if await database_sync_to_async(ask_is_limited)(
-            client=client, conversation_id=request.conversation_id
-        ):
-            await self.send_frame(error_frame("rate_limited", RATE_LIMITED))
+        try:
+            data = intake.parse_json(text_data)
+            request = await database_sync_to_async(intake.ask_request)(
+                data, project=self.project, caller=self.caller
+            )
+        except IntakeError as error:
+            await self.send_frame(error.frame())
             return
         # Answer in a task of its own, so a disconnect is handled (and cancels it) at once.
         self.busy = True
         self.answering = asyncio.create_task(self.answer(request))
 
-    async def answer(self, request: Any) -> None:
-        frames = answer_frames(project=self.project, request=request)
+    async def answer(self, request: AskRequest) -> None:
+        frames = answer_frames(request=request)
         try:
             async for frame in frames:
                 if frame["type"] in ("done", "error"):

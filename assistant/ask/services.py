@@ -8,13 +8,14 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from assistant.ask.intake import settings_for
 from assistant.memory.services import memory_command, memory_learn, memory_recall
 from assistant.models import Interaction, Project
 from assistant.rag.answerability import Verdict
 from assistant.rag.answering import Answer, is_refusal
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import SORRY, Question, Retrieval, Settings, Turn
+from assistant.rag.types import SORRY, Question, Retrieval, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id
 
@@ -40,15 +41,7 @@ class AskResult:
     retrieval: Retrieval | None
     error: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
-
-
-def project_settings(project: Project) -> Settings:
-    return Settings(
-        threshold=project.threshold,
-        num_candidates=project.num_candidates,
-        rerank_top=project.rerank_top,
-        max_kept=project.max_kept,
-    )
+    conversation_id: str = ""
 
 
 def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
@@ -109,7 +102,7 @@ def ask_stream(
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
         )
-        answer = pipeline.answer(asked, project_settings(project), {"project_id": project.id})
+        answer = pipeline.answer(asked, settings_for(project), {"project_id": project.id})
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
         logger.exception("retrieval failed for project %s", project.pk)
         log.error = type(exc).__name__[:60]

@@ -14,116 +14,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 import threading
-import uuid
 from collections.abc import AsyncIterator, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 
 from assistant.ask import services
-from assistant.ask.selectors import conversation_exists, conversation_history
-from assistant.memory.identity import IdentityError, user_key_from
-from assistant.models import Interaction, Project
-from assistant.rag.types import Turn
+from assistant.ask.intake import AskRequest
+from assistant.models import Interaction
 
 logger = logging.getLogger(__name__)
 
 Frame = dict[str, Any]
-MAX_TOPIC_CHARS = 200
-UNKNOWN_CONVERSATION = "This conversation is unknown; start a new one."
-_CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-class FrameError(Exception):
-    """A question that cannot be asked; becomes an `error` frame (or a 4xx over HTTP)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def frame(self) -> Frame:
-        return error_frame(self.code, self.message)
 
 
 def error_frame(code: str, message: str) -> Frame:
     return {"type": "error", "code": code, "message": message}
 
 
-@dataclass(frozen=True, slots=True)
-class AskRequest:
-    question: str
-    topic: str = ""
-    conversation_id: str = ""
-    #: The server issued `conversation_id` for this first question (it is not in the log yet).
-    new_conversation: bool = False
-    #: Who asks, for their memory: `visitor_id`, or `user_id` + `user_hash` (memory/identity.py).
-    identity: tuple[tuple[str, str], ...] = ()
-
-
-def parse_request(data: Any) -> AskRequest:
-    """Check one question frame (or SSE body): `{question, topic?, conversation_id?}`."""
-    if not isinstance(data, dict):
-        raise FrameError("invalid", 'Send a JSON object like {"question": "..."}.')
-    question = data.get("question")
-    if not isinstance(question, str) or not question.strip():
-        raise FrameError("invalid", "The question is missing.")
-    limit = settings.ASKDOCS_MAX_QUESTION_CHARS
-    if len(question) > limit:
-        raise FrameError("question_too_long", f"Questions are limited to {limit} characters.")
-    topic = data.get("topic") or ""
-    if not isinstance(topic, str) or len(topic) > MAX_TOPIC_CHARS:
-        raise FrameError(
-            "invalid", f"The topic must be text of at most {MAX_TOPIC_CHARS} characters."
-        )
-    conversation_id = data.get("conversation_id") or ""
-    if not isinstance(conversation_id, str) or (
-        conversation_id and not _CONVERSATION_ID.fullmatch(conversation_id)
-    ):
-        raise FrameError("unknown_conversation", UNKNOWN_CONVERSATION)
-    identity = tuple(
-        (name, data[name]) for name in ("visitor_id", "user_id", "user_hash") if data.get(name)
-    )
-    if not conversation_id:
-        return AskRequest(question.strip(), topic.strip(), uuid.uuid4().hex, True, identity)
-    return AskRequest(question.strip(), topic.strip(), conversation_id, identity=identity)
-
-
 async def answer_frames(
-    *, project: Project, request: AskRequest, channel: str = Interaction.Channel.WIDGET
+    *, request: AskRequest, channel: str = Interaction.Channel.WIDGET
 ) -> AsyncIterator[Frame]:
-    """The frames of one answer. Closing this iterator early cancels the generation."""
-    conversation_id = request.conversation_id
-    try:
-        user_key = user_key_from(dict(request.identity), project=project)
-    except IdentityError as error:
-        yield error_frame("invalid_identity", str(error))
-        return
-    history: list[Turn] = []
-    if not request.new_conversation:
-        if not await database_sync_to_async(conversation_exists)(
-            project=project, conversation_id=conversation_id
-        ):
-            yield error_frame("unknown_conversation", UNKNOWN_CONVERSATION)
-            return
-        history = await database_sync_to_async(conversation_history)(
-            project=project, conversation_id=conversation_id
-        )
+    """The frames of one answer to a question the intake let in. Closing this iterator early
+    cancels the generation."""
 
     def events() -> Generator[services.Event, None, None]:
         return services.ask_stream(
-            project=project,
+            project=request.project,
             question=request.question,
             topic=request.topic,
             channel=channel,
-            conversation_id=conversation_id,
-            history=history,
-            user_key=user_key,
+            conversation_id=request.conversation_id,
+            history=request.history,
+            user_key=request.user_key,
             max_chars=settings.ASKDOCS_MAX_ANSWER_CHARS,
             max_seconds=settings.ASKDOCS_MAX_GENERATION_SECONDS,
         )
@@ -131,7 +57,7 @@ async def answer_frames(
     async for event in _events_off_loop(events):
         frame: Frame = {"type": event.kind, **event.data}
         if event.kind == "done":
-            frame["conversation_id"] = conversation_id
+            frame["conversation_id"] = request.conversation_id
         yield frame
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from assistant.ask import services
+from assistant.ask import intake, services
 from assistant.ask.api_errors import json_error
-from assistant.ask.ratelimits import RATE_LIMITED, ask_is_limited
+from assistant.ask.intake import IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
 
@@ -20,17 +19,20 @@ def home(request: HttpRequest) -> HttpResponse:
     project = Project.objects.first()
     context: dict[str, object] = {"project": project, "question": "", "topic": ""}
     if request.method == "POST" and project is not None:
-        question = request.POST.get("question", "").strip()
-        topic = request.POST.get("topic", "").strip()[:200]
-        context.update(question=question, topic=topic)
-        if not question:
-            context["error"] = "Type a question first."
-        elif len(question) > settings.ASKDOCS_MAX_QUESTION_CHARS:
+        context.update(
+            question=request.POST.get("question", "").strip(),
+            topic=request.POST.get("topic", "").strip()[: intake.MAX_TOPIC_CHARS],
+        )
+        try:
+            question = intake.question_field(request.POST)
+            topic = intake.topic_field(request.POST)
+            intake.limit("ask", client=request.META.get("REMOTE_ADDR", ""))
+        except IntakeError as error:
             context["error"] = (
-                f"Questions are limited to {settings.ASKDOCS_MAX_QUESTION_CHARS} characters."
+                "Type a question first."
+                if error.code == "invalid" and not context["question"]
+                else error.message
             )
-        elif ask_is_limited(client=request.META.get("REMOTE_ADDR", "")):
-            context["error"] = RATE_LIMITED
         else:
             result = services.ask(
                 project=project, question=question, topic=topic,

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
+from assistant.ask.intake import settings_for
 from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Prompt, Question, Settings
+from assistant.rag.types import Prompt, Question
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id
 
@@ -73,12 +74,7 @@ _CACHE_PREFIX = "console:sandbox-prompt:"
 def sandbox_run(
     *, project: Project, question: str, topic: str, threshold: float, stream: bool = False
 ) -> SandboxRun:
-    settings = Settings(
-        threshold=threshold,
-        num_candidates=project.num_candidates,
-        rerank_top=project.rerank_top,
-        max_kept=project.max_kept,
-    )
+    settings = settings_for(project, threshold=threshold)
     asked = Question(text=question.strip(), topic=topic.strip())
     try:
         pipeline = runtime.pipeline(

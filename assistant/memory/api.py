@@ -9,9 +9,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.ask import services
+from assistant.ask import intake, services
 from assistant.ask.api_errors import ApiError
-from assistant.ask.selectors import project_by_key
+from assistant.ask.intake import Caller
 from assistant.memory.identity import IdentityError, check_user_key
 from assistant.memory.services import memory_erase_user, memory_facts, memory_remember
 from assistant.models import Project
@@ -21,17 +21,10 @@ from assistant.rag.memory import MAX_FACT_CHARS, FactRefused
 def authorise_server(request: Request, key: str) -> Project:
     """Memory is personal: only the project's own server (its secret key) may read or erase
     it through the API. Visitors manage theirs by talking to the assistant."""
-    project = project_by_key(key)
-    if project is None:
-        raise ApiError("unknown_project", "Unknown project key.", status.HTTP_401_UNAUTHORIZED)
-    bearer = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-    if not bearer or bearer != project.secret_key:
-        raise ApiError(
-            "secret_key_required",
-            "Memory is managed with the project's secret key as a Bearer token.",
-            status.HTTP_403_FORBIDDEN,
-        )
-    return project
+    caller = Caller.from_headers(
+        request.headers, key=key, client=request.META.get("REMOTE_ADDR", "")
+    )
+    return intake.authorise_server(caller)
 
 
 class UserInput(serializers.Serializer):

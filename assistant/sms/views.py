@@ -19,6 +19,8 @@ from twilio.request_validator import (
 )
 from twilio.twiml.messaging_response import MessagingResponse
 
+from assistant.ask import intake
+from assistant.ask.intake import IntakeError
 from assistant.sms import services
 from assistant.sms.selectors import project_by_sms_number
 
@@ -67,6 +69,14 @@ def incoming(request: HttpRequest) -> HttpResponse:
             request.META.get("REMOTE_ADDR", "?"),
         )
         return HttpResponse("Invalid signature.\n", status=403)
+    try:
+        # The same text rules as every other door (no NUL, valid Unicode), before the form.
+        intake.text_field(
+            request.POST, "Body", max_chars=InboundForm.base_fields["Body"].max_length
+        )
+    except IntakeError as error:
+        logger.warning("SMS webhook with a bad body: %s", error.message)
+        return HttpResponse(f"{error.code}: {error.message}\n", status=error.status)
     form = InboundForm(request.POST)
     if not form.is_valid():
         logger.warning("SMS webhook with a bad form: %s", form.errors.as_json())
@@ -76,6 +86,12 @@ def incoming(request: HttpRequest) -> HttpResponse:
     if project is None:
         logger.warning("SMS to %s: no project has this number", data["To"])
         return HttpResponse("No project answers this number.\n", status=404)
+    try:
+        intake.limit("sms", sender=data["From"].strip())
+    except IntakeError:
+        # Every reply is a paid text: a sender over the limit gets none (Twilio is told OK).
+        logger.warning("SMS from %s is over the rate limit; not answered", data["From"])
+        return twiml(None)
     reply = services.sms_receive(
         project=project,
         inbound=services.Inbound(

@@ -2,7 +2,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from assistant.ask import services
+from assistant.ask import intake, services
+from assistant.ask.intake import IntakeError
 from assistant.models import Interaction, Project
 
 
@@ -17,14 +18,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
         project = self._project(options["project"])
-        question = options["question"].strip()
-        if not question:
-            raise CommandError("The question is empty.")
+        try:  # the same rules as every other door
+            question = intake.question_field(options)
+            topic = intake.topic_field(options)
+        except IntakeError as error:
+            raise CommandError(f"{error.code}: {error.message}") from None
         result = services.ask(
-            project=project,
-            question=question,
-            topic=options["topic"],
-            channel=Interaction.Channel.CLI,
+            project=project, question=question, topic=topic, channel=Interaction.Channel.CLI
         )
         interaction = Interaction.objects.filter(answer_id=result.answer_id or None).first()
         candidates = interaction.candidates if interaction else []

@@ -7,7 +7,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from assistant.ask.services import project_settings
+from assistant.ask.intake import settings_for
 from assistant.measuring.evaluation.metrics import median_p95
 from assistant.models import Project
 from assistant.rag.types import Question
@@ -21,7 +21,7 @@ def retrieval_cache_latency(
     """`questions` are (topic, question) pairs. Each is retrieved `rounds` times without the
     cache, then asked once to fill the cache and `rounds` times more; the repeated time
     includes reading the project's index version. Milliseconds, median and p95."""
-    settings = project_settings(project)
+    settings = settings_for(project)
     where = {"project_id": project.id}
     asked = [Question(text, topic) for topic, text in questions]
     plain = runtime.retriever(chunks=chunks_by_vector_id)

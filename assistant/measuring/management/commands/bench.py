@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.ask.services import project_settings
+from assistant.ask.intake import settings_for
 from assistant.measuring.benchmark import concurrency, report, scale, stages
 from assistant.measuring.benchmark.floor import RawFloor
 from assistant.measuring.benchmark.server import SERVERS, AsgiServer
@@ -149,7 +149,7 @@ class Command(BaseCommand):
 
     def _settings(self, options: dict[str, Any]) -> Settings:
         """What a new project answers with, with --candidates applied."""
-        defaults = project_settings(Project())
+        defaults = settings_for(Project())
         if options["candidates"]:
             return replace(defaults, num_candidates=options["candidates"])
         return defaults

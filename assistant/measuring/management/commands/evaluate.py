@@ -16,7 +16,7 @@ from assistant.measuring.evaluation.compare import (
 )
 from assistant.measuring.evaluation.dataset import DatasetError, load_queries
 from assistant.measuring.evaluation.runner import RunConfig, evaluate
-from assistant.models import Project
+from assistant.models import PIPELINE_DEFAULTS, Project
 from assistant.rag.retrieval import Retriever
 from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
 
@@ -32,7 +32,7 @@ class Command(BaseCommand):
         parser.add_argument("--queries", required=True, type=Path)
         parser.add_argument("--topic", choices=["auto", "none"], default="auto")
         parser.add_argument("--no-rerank", action="store_true")
-        parser.add_argument("--threshold", type=float, default=settings.ASKDOCS_DEFAULT_THRESHOLD)
+        parser.add_argument("--threshold", type=float, default=PIPELINE_DEFAULTS.threshold)
         parser.add_argument(
             "--candidates", type=int, default=Project._meta.get_field("num_candidates").default,
             help="How many search results the cross-encoder scores",

@@ -6,7 +6,6 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from assistant.measuring.eval_index import open_eval_index
@@ -23,7 +22,6 @@ from assistant.measuring.evaluation.dataset import (
     load_queries,
     topic_for,
 )
-from assistant.models import Project
 from assistant.rag.answerability import FEATURES, MODEL_FILE, Answerability, Model
 from assistant.rag.extractive import CrossEncoderScorer
 from assistant.rag.retrieval import Retriever
@@ -99,13 +97,7 @@ class Command(BaseCommand):
             scorer=CrossEncoderScorer(runtime.reranker()),
             model=Model(dict.fromkeys(FEATURES, 0.0), 0.0, 0.5),  # features only
         )
-        defaults = Project._meta
-        gate = Settings(
-            threshold=settings.ASKDOCS_DEFAULT_THRESHOLD,
-            num_candidates=defaults.get_field("num_candidates").default,
-            rerank_top=defaults.get_field("rerank_top").default,
-            max_kept=defaults.get_field("max_kept").default,
-        )
+        gate = Settings()  # the product's defaults: threshold, candidates, reranked, kept
         areas = known_areas(queries)
         dataset = queries_path.parent.name
         examples = []

@@ -1,0 +1,267 @@
+"""One table of bad (and good) requests, run through every door a question comes in by: REST
+ask and retrieve, server-sent events (POST and GET), feedback, the WebSocket, the SMS webhook,
+the console sandbox and `manage.py ask`. Each door must answer the same bad input with the same
+error code (as a 4xx, an error frame, a close code, a field error or a CommandError), never a
+500 or a 1011, and must log nothing for it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync
+from channels.testing import WebsocketCommunicator
+from django.core.management import CommandError, call_command
+
+from assistant.asgi import application
+from assistant.demo import demo_seed
+from assistant.models import Interaction
+from tests.sms import conftest as sms
+from tests.sms.conftest import FIELD_NUMBER, Webhook
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# The SMS door's fixtures: the channel configured (Twilio's REST API faked) and a project
+# with a number.
+twilio = sms.twilio
+field_project = sms.field_project
+
+ORIGIN = "http://127.0.0.1:8000"
+GOOD = "How do I get my money back?"
+NESTED = '{"question": ' + "[" * 2000 + "]" * 2000 + "}"
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    question: Any = GOOD  # None: left out
+    extra: dict[str, Any] | None = None
+    raw: str | None = None  # a body sent as is (JSON doors only)
+    key: str | None = None  # None: the project's public key
+    origin: str | None = ORIGIN
+    code: str = "invalid"
+    #: Doors where the input cannot be expressed (a URL cannot carry a lone surrogate, an SMS
+    #: has no topic) or does not apply.
+    skip: frozenset[str] = frozenset()
+
+    def body(self, key: str) -> dict[str, Any]:
+        body: dict[str, Any] = {"project": key, **(self.extra or {})}
+        if self.question is not None:
+            body["question"] = self.question
+        return body
+
+
+NOT_JSON = frozenset({"stream_get", "sms", "sandbox", "cli"})
+NO_AUTH = frozenset({"sms", "sandbox", "cli"})
+QUESTION_DOORS = frozenset({"feedback"})
+ROWS = [
+    Row("nested JSON 2,000 deep", raw=NESTED, code="malformed_json", skip=NOT_JSON),
+    Row("not JSON", raw='{"question": "hi",', code="malformed_json", skip=NOT_JSON),
+    Row("a JSON list", raw='["a"]', code="invalid", skip=NOT_JSON),
+    Row("a lone surrogate", question="\ud800 refund?", skip=NOT_JSON - {"cli"} | {"sms"}),
+    Row("a NUL byte", question="refund\x00?"),
+    Row("a question too long", question="x" * 2001, code="question_too_long", skip={"sms"}),
+    Row("a topic too long", extra={"topic": "t" * 201}, skip={"sms"}),
+    Row("a question that is not text", question=42, skip=NOT_JSON),
+    Row("no question", question=None, skip={"sms"}),
+    Row("a malformed conversation id", extra={"conversation_id": "../../etc"},
+        code="unknown_conversation", skip=NO_AUTH | {"retrieve"}),
+    Row("an unknown conversation id", extra={"conversation_id": "c0ffee"},
+        code="unknown_conversation", skip=NO_AUTH | {"retrieve"}),
+    Row("an unknown project", key="pk_nope", code="unknown_project", skip=NO_AUTH),
+    Row("an origin the project does not allow", origin="https://evil.example",
+        code="origin_not_allowed", skip=NO_AUTH),
+    Row("no origin and no secret key", origin=None, code="origin_required",
+        skip=NO_AUTH | {"socket"}),
+]  # fmt: skip
+DOORS = ["ask", "retrieve", "stream_post", "stream_get", "feedback", "socket", "sms", "sandbox",
+         "cli"]  # fmt: skip
+
+
+@pytest.fixture
+def demo(transactional_db):  # noqa: ANN001, ANN201
+    return demo_seed().project
+
+
+@pytest.fixture
+def staff_client(client, django_user_model):  # noqa: ANN001, ANN201
+    client.force_login(django_user_model.objects.create_user("ada", "a@x.example", is_staff=True))
+    return client
+
+
+def _http(client, path: str, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
+    headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
+    data = row.raw if row.raw is not None else json.dumps(row.body(key))
+    response = client.post(path, data, content_type="application/json", **headers)
+    return response.status_code, response.json()["error"]["code"]
+
+
+def _feedback(client, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
+    """Feedback has no question: its text field (the comment) carries the row's text."""
+    body = {"project": key, "answer_id": "00000000-0000-4000-8000-000000000000",
+            "client_id": "client-123", "vote": "down"}  # fmt: skip
+    if isinstance(row.question, str) and row.question != GOOD:
+        body["comment"] = row.question
+    headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
+    data = row.raw if row.raw is not None else json.dumps(body)
+    response = client.post("/api/v1/feedback", data, content_type="application/json", **headers)
+    return response.status_code, response.json()["error"]["code"]
+
+
+def _stream_get(client, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
+    headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
+    response = client.get("/api/v1/ask/stream", row.body(key), **headers)
+    return response.status_code, response.json()["error"]["code"]
+
+
+def _socket(row: Row, key: str) -> tuple[int, str]:
+    async def run() -> tuple[int, str]:
+        headers = [(b"origin", row.origin.encode())] if row.origin else []
+        socket = WebsocketCommunicator(application, f"/ws/ask/?project={key}", headers=headers)
+        socket.scope["client"] = ("127.0.0.9", 50000)
+        await socket.connect()
+        if row.key or row.origin != ORIGIN:  # refused at the door: a close code
+            closing = await socket.receive_output(timeout=10)
+            return int(closing["code"]), {4401: "unknown_project", 4403: "origin_not_allowed"}[
+                closing["code"]
+            ]
+        await socket.send_to(
+            text_data=row.raw if row.raw is not None else json.dumps(row.body(key))
+        )
+        frame = json.loads(await socket.receive_from(timeout=30))
+        await socket.disconnect()
+        assert frame["type"] == "error", frame
+        return 400, frame["code"]
+
+    return async_to_sync(run)()
+
+
+def _sms(webhook: Webhook, row: Row) -> tuple[int, str]:
+    response = webhook.post(row.question if isinstance(row.question, str) else "", to=FIELD_NUMBER)
+    return response.status_code, response.content.decode().split(":")[0]
+
+
+def _sandbox(staff_client, row: Row) -> tuple[int, str]:  # noqa: ANN001
+    params = {k: v for k, v in row.body("").items() if k in ("question", "topic")}
+    params.setdefault("question", "")
+    response = staff_client.get("/admin/sandbox/", params)
+    errors = response.context["form"].errors.as_data()
+    codes = [e.code for field in ("question", "topic") for e in errors.get(field, [])]
+    return (400 if codes else response.status_code), (codes[0] if codes else "")
+
+
+def _cli(row: Row) -> tuple[int, str]:
+    options = {k: v for k, v in (row.extra or {}).items() if k == "topic"}
+    try:
+        call_command("ask", row.question if row.question is not None else "", **options)
+    except CommandError as error:
+        return 400, str(error).split(":")[0]
+    return 200, ""
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_every_door_answers_bad_input_with_the_same_code(
+    door: str,
+    demo,
+    client,
+    staff_client,
+    twilio,
+    field_project,  # noqa: ANN001
+) -> None:
+    doors: dict[str, Callable[[Row], tuple[int, str]]] = {
+        "ask": lambda row: _http(client, "/api/v1/ask", row, row.key or demo.public_key),
+        "retrieve": lambda row: _http(client, "/api/v1/retrieve", row, row.key or demo.public_key),
+        "stream_post": lambda row: _http(
+            client, "/api/v1/ask/stream", row, row.key or demo.public_key
+        ),
+        "stream_get": lambda row: _stream_get(client, row, row.key or demo.public_key),
+        "feedback": lambda row: _feedback(client, row, row.key or demo.public_key),
+        "socket": lambda row: _socket(row, row.key or demo.public_key),
+        "sms": lambda row: _sms(Webhook(client), row),
+        "sandbox": lambda row: _sandbox(staff_client, row),
+        "cli": _cli,
+    }
+    before = Interaction.objects.count()
+    checked = 0
+    for row in ROWS:
+        if door in row.skip or (door in QUESTION_DOORS and row.code in ("question_too_long",)):
+            continue
+        if door == "feedback" and row.name in ("no question", "a topic too long",
+                                               "a question that is not text"):  # fmt: skip
+            continue
+        if door == "feedback" and "conversation" in row.name:
+            continue
+        status, code = doors[door](row)
+        assert 400 <= status < 500 or status in (4401, 4403), (row.name, status)
+        assert code == row.code, (row.name, code)
+        checked += 1
+    assert checked  # every door has rows that apply to it
+    assert Interaction.objects.count() == before  # nothing half-written for a bad request
+
+
+@pytest.mark.parametrize(
+    ("door", "setting"),
+    [
+        ("ask", "ASKDOCS_RATE_ASK_PER_CLIENT"),
+        ("retrieve", "ASKDOCS_RATE_RETRIEVE_PER_CLIENT"),
+        ("stream_post", "ASKDOCS_RATE_ASK_PER_CLIENT"),
+        ("feedback", "ASKDOCS_RATE_FEEDBACK_PER_CLIENT"),
+    ],
+)
+def test_every_web_door_is_rate_limited(door, setting, demo, client, settings) -> None:  # noqa: ANN001
+    path = {"ask": "/api/v1/ask", "retrieve": "/api/v1/retrieve",
+            "stream_post": "/api/v1/ask/stream", "feedback": "/api/v1/feedback"}[door]  # fmt: skip
+    setattr(settings, setting, "1/h")
+    answer = client.post(
+        "/api/v1/ask", {"project": demo.public_key, "question": GOOD},
+        content_type="application/json", HTTP_ORIGIN=ORIGIN,
+    )  # fmt: skip
+    body = {"project": demo.public_key, "question": GOOD, "answer_id": answer.json()["answer_id"],
+            "client_id": "client-123", "vote": "up"}  # fmt: skip
+    codes = []
+    for _ in range(2 if door != "ask" else 1):
+        response = client.post(path, body, content_type="application/json", HTTP_ORIGIN=ORIGIN)
+        codes.append(response.status_code)
+    assert codes[-1] == 429
+    if door not in ("ask", "stream_post"):
+        assert codes[0] in (200, 201)
+
+
+def test_the_socket_is_rate_limited(demo, settings) -> None:  # noqa: ANN001
+    settings.ASKDOCS_RATE_ASK_PER_CLIENT = "1/h"
+
+    async def run() -> list[dict[str, Any]]:
+        socket = WebsocketCommunicator(
+            application,
+            f"/ws/ask/?project={demo.public_key}",
+            headers=[(b"origin", ORIGIN.encode())],
+        )
+        socket.scope["client"] = ("127.0.0.7", 50000)
+        await socket.connect()
+        frames = []
+        for _ in range(2):
+            await socket.send_to(text_data=json.dumps({"question": GOOD}))
+            while True:
+                frame = json.loads(await socket.receive_from(timeout=60))
+                if frame["type"] in ("done", "error"):
+                    frames.append(frame)
+                    break
+        await socket.disconnect()
+        return frames
+
+    first, second = async_to_sync(run)()
+    assert first["type"] == "done"
+    assert (second["type"], second["code"]) == ("error", "rate_limited")
+
+
+def test_a_sender_over_the_sms_limit_gets_no_reply(client, twilio, field_project, settings) -> None:  # noqa: ANN001
+    settings.ASKDOCS_RATE_SMS_PER_SENDER = "1/h"
+    webhook = Webhook(client)
+    first = webhook.post("How do I change the oil?", to=FIELD_NUMBER)
+    second = webhook.post("And the filter?", to=FIELD_NUMBER)
+    assert first.status_code == second.status_code == 200
+    assert "<Message>" in first.content.decode()
+    assert "<Message>" not in second.content.decode()  # no paid text for it
