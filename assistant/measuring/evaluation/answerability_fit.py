@@ -3,10 +3,10 @@
 Every dev question whose passages pass the relevance gate is one example: its features as the
 check computes them, labelled by whether the question is answerable. A logistic regression
 (Newton's method, a small L2 penalty) gives calibrated probabilities; the refusal threshold is
-then the highest that still answers `keep_share` of the answerable questions the gate let
-through, because refusing a question the documents answer costs more than answering one they
-do not. Both are judged by k-fold cross-validation first, so the figures reported are on
-questions each fold's model never saw."""
+then the highest that still answers `keep_share` of each dataset's answerable questions the
+gate let through, because refusing a question the documents answer costs more than answering
+one they do not. Both are judged by k-fold cross-validation first, so the figures reported are
+on questions each fold's model never saw."""
 
 from __future__ import annotations
 
@@ -21,6 +21,10 @@ import numpy as np
 from assistant.rag.answerability import FEATURES
 
 L2 = 0.1
+#: A dataset takes part in the coefficients only with this many unanswerable examples: one with
+#: (nearly) only answerable ones says nothing about what "no answer" looks like, and its base
+#: rate would only drag the intercept. It still sets the threshold.
+MIN_UNANSWERABLE = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +56,27 @@ def fit(examples: Sequence[Example], *, l2: float = L2) -> tuple[dict[str, float
 def probability(features: dict[str, float], coefficients: dict[str, float], b: float) -> float:
     z = b + sum(coefficients[f] * features[f] for f in FEATURES)
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def fit_model(
+    examples: Sequence[Example], *, keep_share: float
+) -> tuple[dict[str, float], float, float]:
+    """Coefficients, intercept and threshold: fitted on the datasets with both labels; the
+    threshold is the highest that answers `keep_share` of every dataset's answerable ones."""
+    negatives: dict[str, int] = {}
+    for e in examples:
+        negatives[e.dataset] = negatives.get(e.dataset, 0) + (not e.answerable)
+    labelled = [e for e in examples if negatives[e.dataset] >= MIN_UNANSWERABLE]
+    coefficients, intercept = fit(labelled or examples)
+    cut = min(
+        threshold_for(
+            [probability(e.features, coefficients, intercept)
+             for e in examples if e.answerable and e.dataset == dataset],
+            keep_share=keep_share,
+        )
+        for dataset in negatives
+    )  # fmt: skip
+    return coefficients, intercept, cut
 
 
 def threshold_for(scores: Sequence[float], *, keep_share: float) -> float:
@@ -91,11 +116,7 @@ def cross_validate(examples: Sequence[Example], *, k: int = 5, keep_share: float
     held_out: list[tuple[Example, float, float]] = []  # example, probability, fold threshold
     for i, test in enumerate(folds):
         train = [e for j, fold in enumerate(folds) if j != i for e in fold]
-        coefficients, b = fit(train)
-        cut = threshold_for(
-            [probability(e.features, coefficients, b) for e in train if e.answerable],
-            keep_share=keep_share,
-        )
+        coefficients, b, cut = fit_model(train, keep_share=keep_share)
         held_out.extend((e, probability(e.features, coefficients, b), cut) for e in test)
     report: dict[str, Any] = {"k": k, "n": len(held_out)}
     for dataset in sorted({e.dataset for e in examples}):

@@ -12,9 +12,7 @@ from assistant.measuring.eval_index import open_eval_index
 from assistant.measuring.evaluation.answerability_fit import (
     Example,
     cross_validate,
-    fit,
-    probability,
-    threshold_for,
+    fit_model,
 )
 from assistant.measuring.evaluation.dataset import (
     DatasetError,
@@ -42,7 +40,7 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--features", type=Path, help="Cache of the computed features")
         parser.add_argument(
-            "--keep-share", type=float, default=0.97,
+            "--keep-share", type=float, default=0.95,
             help="Share of the gated answerable questions the threshold answers",
         )  # fmt: skip
         parser.add_argument("--folds", type=int, default=5)
@@ -64,11 +62,7 @@ class Command(BaseCommand):
             raise CommandError("No question passed the gate: nothing to fit.")
         keep = options["keep_share"]
         report = cross_validate(examples, k=options["folds"], keep_share=keep)
-        coefficients, intercept = fit(examples)
-        cut = threshold_for(
-            [probability(e.features, coefficients, intercept) for e in examples if e.answerable],
-            keep_share=keep,
-        )
+        coefficients, intercept, cut = fit_model(examples, keep_share=keep)
         model = {
             "features": list(FEATURES),
             "coefficients": {k: round(v, 4) for k, v in coefficients.items()},
