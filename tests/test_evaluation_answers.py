@@ -10,6 +10,7 @@ from assistant.measuring.evaluation.answerability_fit import (
     auc,
     cross_validate,
     fit,
+    fit_model,
     folds_of,
     probability,
     threshold_for,
@@ -84,6 +85,21 @@ def test_the_fit_finds_the_direction_and_calibrates() -> None:
     assert coefficients["sentence_logit"] > 0.5
     mean_p = sum(probability(e.features, coefficients, intercept) for e in data) / len(data)
     assert math.isclose(mean_p, 0.5, abs_tol=0.02)  # logistic regression matches the base rate
+
+
+def test_a_dataset_without_unanswerable_examples_sets_the_threshold_not_the_weights() -> None:
+    labelled = examples(200)
+    # Answerable only, and weaker than the labelled set's: it must not move the coefficients,
+    # but the threshold must still answer 95% of it.
+    weak = [
+        Example(f"w{i}", "other", {f: 0.0 for f in FEATURES} | {"sentence_logit": -1.0 + i / 50},
+                True)
+        for i in range(100)
+    ]  # fmt: skip
+    coefficients, intercept, cut = fit_model([*labelled, *weak], keep_share=0.95)
+    assert (coefficients, intercept) == fit(labelled)
+    kept = [probability(e.features, coefficients, intercept) >= cut for e in weak]
+    assert sum(kept) >= 95
 
 
 def test_the_threshold_keeps_the_asked_share_of_answerable_scores() -> None:
