@@ -145,6 +145,9 @@ class Interaction(models.Model):
     question = models.TextField()
     topic = models.CharField(max_length=200, blank=True)
     retrieval_query = models.TextField()
+    #: Which form of the query won: "question" (as asked) or "with_history" (a follow-up
+    #: joined to the previous question).
+    query_form = models.CharField(max_length=20, blank=True, default="")
     # [{chunk_id, title, url, similarity, relevance, kept}], best relevance first
     candidates = models.JSONField(default=list)
     sources = models.JSONField(default=list)

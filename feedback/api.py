@@ -8,9 +8,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assistant.api_errors import ApiError
 from assistant.ask import intake
 from assistant.ask.api import caller_of
-from assistant.ask.api_errors import ApiError
 from assistant.models import Interaction
 from feedback.services import feedback_record
 

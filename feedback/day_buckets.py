@@ -27,7 +27,10 @@ class UtcHour(Func):
         super().__init__(expression)
         self.shift_minutes = shift_minutes
 
-    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
+    # Django's expression API, as it is called; the stubs type its parameters more narrowly.
+    def as_sqlite(  # type: ignore[override]
+        self, compiler: Any, connection: Any, **extra: Any
+    ) -> tuple[str, list[Any]]:
         sql, params = compiler.compile(self.source_expressions[0])
         # SQLite stores timestamps as UTC text ('YYYY-MM-DD HH:MM:SS.ffffff'): the hour is a
         # prefix; with a shift, strftime does the arithmetic (both without a Python callback).
@@ -45,7 +48,9 @@ class UtcHour(Func):
             [*params, self.shift_minutes],
         )
 
-    def as_sql(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, list[Any]]:
+    def as_sql(  # type: ignore[override]
+        self, compiler: Any, connection: Any, **extra: Any
+    ) -> tuple[str, list[Any]]:
         raise NotSupportedError("Per-day metrics support SQLite and PostgreSQL.")
 
 

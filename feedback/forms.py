@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django import forms
 
 PERIODS = [
@@ -11,12 +13,12 @@ PERIODS = [
 
 
 class PeriodForm(forms.Form):
-    days = forms.TypedChoiceField(choices=PERIODS, coerce=int, required=False, empty_value=30)
+    days = forms.TypedChoiceField(choices=PERIODS, coerce=int, required=False, empty_value=30)  # type: ignore[arg-type]  # coerced to int
     topic = forms.CharField(max_length=200, required=False)
 
 
 class BlindSpotForm(forms.Form):
-    days = forms.TypedChoiceField(choices=PERIODS, coerce=int, required=False, empty_value=30)
+    days = forms.TypedChoiceField(choices=PERIODS, coerce=int, required=False, empty_value=30)  # type: ignore[arg-type]  # coerced to int
     below = forms.FloatField(
         label="Best relevance under", min_value=0.0, max_value=1.0, required=False,
         widget=forms.NumberInput(attrs={"step": "0.05", "placeholder": "the project threshold"}),
@@ -42,7 +44,10 @@ class FeedbackFilterForm(forms.Form):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         from assistant.models import Interaction
 
-        self.fields["channel"].choices = [("", "Any channel"), *Interaction.Channel.choices]
+        cast(forms.ChoiceField, self.fields["channel"]).choices = [
+            ("", "Any channel"),
+            *Interaction.Channel.choices,
+        ]
 
     def clean(self) -> dict:
         data = super().clean() or {}
@@ -51,7 +56,7 @@ class FeedbackFilterForm(forms.Form):
             self.add_error("until", "The end date is before the start date.")
         return data
 
-    def filters(self) -> dict[str, object]:
+    def filters(self) -> dict[str, Any]:
         data = self.cleaned_data
         vote = {"up": 1, "down": -1}.get(data.get("vote") or "")
         return {

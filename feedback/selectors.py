@@ -27,15 +27,12 @@ _FOUND = Q(kept_count__gt=0)
 _ERROR = ~Q(error="")
 
 
-@dataclass(frozen=True, slots=True)
-class DayMetrics:
-    day: date
+class _Shares:
+    """The shares every metrics row shows: questions with a chunk found, and refused."""
+
     questions: int
-    found: int  # at least one chunk at or above the threshold
+    found: int
     refused: int
-    errors: int
-    avg_ms: float | None
-    max_ms: float | None
 
     @property
     def found_share(self) -> float:
@@ -44,6 +41,17 @@ class DayMetrics:
     @property
     def refusal_rate(self) -> float:
         return self.refused / self.questions if self.questions else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DayMetrics(_Shares):
+    day: date
+    questions: int
+    found: int  # at least one chunk at or above the threshold
+    refused: int
+    errors: int
+    avg_ms: float | None
+    max_ms: float | None
 
 
 def relevance_by_day(
@@ -79,20 +87,12 @@ def relevance_by_day(
 
 
 @dataclass(frozen=True, slots=True)
-class TopicMetrics:
+class TopicMetrics(_Shares):
     topic: str
     questions: int
     found: int
     refused: int
     avg_best: float | None
-
-    @property
-    def found_share(self) -> float:
-        return self.found / self.questions if self.questions else 0.0
-
-    @property
-    def refusal_rate(self) -> float:
-        return self.refused / self.questions if self.questions else 0.0
 
 
 def relevance_by_topic(*, project: Project, since: datetime) -> list[TopicMetrics]:

@@ -68,7 +68,7 @@ def threshold_replay(
         **{f"a{i}": Count("id", filter=Q(best_relevance__gte=t)) for i, t in enumerate(THRESHOLDS)},
     )
     up, down = Q(vote=Feedback.Vote.UP), Q(vote=Feedback.Vote.DOWN)
-    vote_counts: dict[str, int] = {}
+    vote_counts: dict[str, Count] = {}
     for i, t in enumerate(THRESHOLDS):
         kept = Q(interaction__best_relevance__gte=t)
         vote_counts |= {

@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.ask.api_errors import ApiError
+from assistant.api_errors import ApiError
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source
 from ingestion.support import (

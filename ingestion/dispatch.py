@@ -25,24 +25,26 @@ _background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="askdocs-sync
 _scheduler_started = threading.Event()
 
 
-def sync_enqueue(*, source: Source, trigger: str = "manual") -> Future[object] | None:
+def sync_enqueue(
+    *, source: Source, trigger: str = "manual", confirm_removals: bool = False
+) -> Future[object] | None:
     if not settings.CELERY_TASK_ALWAYS_EAGER:
-        transaction.on_commit(lambda: source_sync_task.delay(source.pk, trigger))
+        transaction.on_commit(lambda: source_sync_task.delay(source.pk, trigger, confirm_removals))
         return None
     future: Future[object] = Future()
 
     def submit() -> None:
-        inner = _background.submit(_in_background, source.pk, trigger)
+        inner = _background.submit(_in_background, source.pk, trigger, confirm_removals)
         inner.add_done_callback(lambda f: _copy(f, future))
 
     transaction.on_commit(submit)
     return future
 
 
-def _in_background(source_id: int, trigger: str) -> object:
+def _in_background(source_id: int, trigger: str, confirm_removals: bool) -> object:
     close_old_connections()
     try:
-        return source_sync_task.apply(args=(source_id, trigger)).get()
+        return source_sync_task.apply(args=(source_id, trigger, confirm_removals)).get()
     finally:
         connections.close_all()  # this thread's connections: syncs are rare, do not hold one
 

@@ -134,6 +134,11 @@ class SyncRun(models.Model):
             return 100
         return int(100 * self.done / self.total) if self.total else 0
 
+    @property
+    def removals_held(self) -> bool:
+        """It stopped before removing documents its origin no longer listed (see sync.py)."""
+        return self.status == self.Status.FAILED and self.message.startswith("Nothing was removed")
+
 
 class SupportAnswer(models.Model):
     """An approved question/answer pair pushed by webhook or imported from JSON/CSV, already

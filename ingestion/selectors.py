@@ -22,7 +22,7 @@ SCHEDULE_INTERVALS = {
 
 def sources_due(*, now: datetime) -> list[Source]:
     """Scheduled sources whose last run started longer ago than their interval."""
-    due = []
+    due: list[Source] = []
     sources = Source.objects.exclude(schedule=Source.Schedule.OFF).annotate(
         last_run=Max("runs__started_at")
     )

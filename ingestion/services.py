@@ -153,13 +153,13 @@ def _write(
         for incoming, document, doc_hash, status, wanted, stale in plans:
             existing = existing_rows[document.pk]
             Chunk.objects.filter(document=document, vector_id__in=stale).delete()
-            fresh = []
+            fresh: list[Chunk] = []
             for ordinal, (vid, piece) in enumerate(wanted):
                 url = _chunk_url(incoming.url, piece.anchor)[:1000]
-                row = existing.get(vid)
-                if row is not None:
-                    if row.ordinal != ordinal or row.url != url:
-                        Chunk.objects.filter(pk=row.pk).update(ordinal=ordinal, url=url)
+                kept = existing.get(vid)
+                if kept is not None:
+                    if kept.ordinal != ordinal or kept.url != url:
+                        Chunk.objects.filter(pk=kept.pk).update(ordinal=ordinal, url=url)
                     continue
                 fresh.append(
                     Chunk(

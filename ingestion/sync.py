@@ -36,6 +36,25 @@ STALE_AFTER = timedelta(minutes=10)
 ProgressCallback = Callable[[SyncRun], None]
 
 
+#: A sync may remove at most this share of a source's documents without a confirmation.
+REMOVAL_SHARE_WITHOUT_CONFIRMATION = 0.5
+REMOVALS_HELD = "Nothing was removed"
+
+
+class RemovalsHeld(ConnectorError):
+    """The origin lists far fewer documents than are indexed: most likely it could not be read
+    (a missing folder, a site that is down, an empty export), so nothing is removed until
+    someone confirms."""
+
+    def __init__(self, *, removing: int, indexed: int, seen: int) -> None:
+        super().__init__(
+            f"{REMOVALS_HELD}: the source listed {seen} document(s) where {indexed} are "
+            f"indexed, so this sync would remove {removing}. Check that the source can be read "
+            "(its folder, site or export); if those documents really are gone, sync again and "
+            "confirm the removals."
+        )
+
+
 class SyncAlreadyRunning(Exception):
     pass
 
@@ -81,11 +100,18 @@ def _alive(run: SyncRun, now: datetime) -> bool:
 
 
 def source_sync(
-    *, source: Source, trigger: str = "manual", on_progress: ProgressCallback | None = None
+    *,
+    source: Source,
+    trigger: str = "manual",
+    on_progress: ProgressCallback | None = None,
+    confirm_removals: bool = False,
 ) -> SyncRun:
+    """Sync a source from its origin. Documents the origin no longer lists are removed, but a
+    sync that would remove every document, or more than half of them, stops with nothing
+    removed (RemovalsHeld) unless `confirm_removals`."""
     run = sync_run_start(source=source, trigger=trigger)
     try:
-        _sync(source, run, on_progress or (lambda _run: None))
+        _sync(source, run, on_progress or (lambda _run: None), confirm_removals)
     except ConnectorError as error:
         _finish(run, SyncRun.Status.FAILED, str(error))
     except Exception as error:
@@ -100,7 +126,9 @@ def source_sync(
     return run
 
 
-def _sync(source: Source, run: SyncRun, on_progress: ProgressCallback) -> None:
+def _sync(
+    source: Source, run: SyncRun, on_progress: ProgressCallback, confirm_removals: bool
+) -> None:
     keep: set[str] = set()
     batch: list[IncomingDocument] = []
     last_flush = time.monotonic()
@@ -141,9 +169,21 @@ def _sync(source: Source, run: SyncRun, on_progress: ProgressCallback) -> None:
                 run.errors.append({"url": item.external_id, "error": item.error})
     flush()
     run.total = max(run.total, run.done)
-    # Everything not seen this time has disappeared from the source.
-    vanished = Document.objects.filter(source=source).exclude(external_id__in=keep)
-    _remove(source, run, list(vanished.values_list("external_id", flat=True)))
+    # Everything not seen this time has disappeared from the source, unless the origin could
+    # not really be read: then removing would wipe answers that are still true.
+    vanished = list(
+        Document.objects.filter(source=source)
+        .exclude(external_id__in=keep)
+        .values_list("external_id", flat=True)
+    )
+    indexed = Document.objects.filter(source=source).count()
+    if (
+        vanished
+        and not confirm_removals
+        and (not keep or len(vanished) > indexed * REMOVAL_SHARE_WITHOUT_CONFIRMATION)
+    ):
+        raise RemovalsHeld(removing=len(vanished), indexed=indexed, seen=len(keep))
+    _remove(source, run, vanished)
 
 
 def _remove(source: Source, run: SyncRun, external_ids: list[str]) -> None:

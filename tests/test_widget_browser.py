@@ -90,6 +90,12 @@ def test_a_reader_asks_on_the_demo_page_and_leaves_feedback(live, page):
     assert "noopener" in source.get_attribute("rel")
     kinds = [f["type"] for f in frames]
     assert kinds[0] == "sources" and kinds[-1] == "done" and kinds.count("token") >= 1
+    # The answer's [n] markers link to their sources.
+    marker = answer.locator(".md a.cite").first
+    assert marker.inner_text() == "[1]"
+    assert marker.get_attribute("href") == source.get_attribute("href")
+    assert marker.get_attribute("target") == "_blank"
+    assert "Source 1" in marker.get_attribute("aria-label")
     page.screenshot(path=str(ARTIFACTS / "widget-demo-answer.png"))
 
     answer.get_by_role("button", name="Not helpful").click()
@@ -119,7 +125,40 @@ def test_the_second_demo_page_has_its_own_topic_and_a_follow_up_keeps_the_conver
     done = [f for f in frames if f["type"] == "done"]
     assert done[0]["conversation_id"] == done[1]["conversation_id"]
     second = Interaction.objects.get(answer_id=done[1]["answer_id"])
-    assert "When does my token expire?" in second.retrieval_query
+    assert second.conversation_id == done[0]["conversation_id"]
+    # It finds its answer as asked, so the earlier question stays out of its query.
+    assert second.query_form == "question"
+    assert "When does my token expire?" not in second.retrieval_query
+
+
+def test_a_source_without_a_link_is_shown_as_a_document(live, page):
+    """An uploaded page has no URL: its [n] marker and its source say it is a document,
+    instead of a bare title that looks like a broken link."""
+    from ingestion.models import Source
+    from ingestion.services import document_upsert
+
+    project = Project.objects.get(name="Demo")
+    source = Source.objects.create(project=project, name="Uploads", kind=Source.Kind.FILES)
+    document_upsert(
+        source=source, external_id="students.md", title="Student discount",
+        text=(
+            "# Student discount\n\nStudents get 50% off any annual plan with a valid student "
+            "email address. To apply, open Billing > Plans and choose Student.\n"
+        ),
+    )  # fmt: skip
+    page.goto(f"{live.url}/demo/billing/")
+    page.evaluate("AskAI.ask('Do you offer a student discount?')")
+    dialog = page.get_by_role("dialog")
+    answer = dialog.locator(".a").last
+    answer.locator(".fb").wait_for()
+    assert "50%" in answer.locator(".md").inner_text()
+    marker = answer.locator(".md .cite").first
+    assert marker.inner_text() == "[1]" and marker.get_attribute("href") is None
+    assert "a document without a link" in marker.get_attribute("title")
+    sources = answer.get_by_role("list", name="Sources")
+    assert "Student discount (document)" in sources.inner_text()
+    assert sources.get_by_role("link").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "widget-document-source.png"))
 
 
 def test_a_document_with_html_and_script_links_renders_inert(live, page):

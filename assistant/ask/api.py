@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -9,8 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assistant.api_errors import ApiError
 from assistant.ask import intake, services
-from assistant.ask.api_errors import ApiError
 from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
 from assistant.models import Interaction
 from assistant.rag.types import Question
@@ -18,9 +21,16 @@ from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id
 
 
+def body_of(request: Request) -> Mapping[str, Any]:
+    """The parsed body: a JSON object (the intake's parser refuses anything else), or an empty
+    mapping for an empty body."""
+    data = request.data
+    return data if isinstance(data, Mapping) else {}
+
+
 def caller_of(request: Request) -> Caller:
     """Who knocks on a REST door; the project key comes from the body or X-Project-Key."""
-    key = request.data.get("project") if hasattr(request.data, "get") else ""
+    key = body_of(request).get("project")
     return Caller.from_headers(
         request.headers, key=key if isinstance(key, str) else "",
         client=request.META.get("REMOTE_ADDR", ""),
@@ -64,7 +74,7 @@ class AskApi(APIView):
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)
-        asked = intake.ask_request(request.data, project=project, caller=caller)
+        asked = intake.ask_request(body_of(request), project=project, caller=caller)
         result = services.ask(
             project=project, question=asked.question, topic=asked.topic,
             channel=Interaction.Channel.API, conversation_id=asked.conversation_id,
@@ -98,7 +108,7 @@ class RetrieveApi(APIView):
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)
-        asked = intake.retrieve_request(request.data, project=project, caller=caller)
+        asked = intake.retrieve_request(body_of(request), project=project, caller=caller)
         try:
             retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
             retrieval = retriever.retrieve(

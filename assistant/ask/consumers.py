@@ -21,8 +21,9 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
 from assistant.ask import intake
-from assistant.ask.intake import AskRequest, Caller, IntakeError
+from assistant.ask.intake import AskRequest, Caller
 from assistant.ask.streaming import answer_frames, error_frame
+from assistant.errors import IntakeError
 from assistant.models import Project
 
 #: Close codes for a refused socket (4000-4999 are free for applications).

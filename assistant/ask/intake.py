@@ -23,6 +23,7 @@ from django.conf import settings as django_settings
 
 from assistant.ask import ratelimits
 from assistant.ask.selectors import conversation_exists, conversation_history, project_by_key
+from assistant.errors import IntakeError
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
 from assistant.rag.types import Settings, Turn
@@ -36,33 +37,6 @@ MAX_TOPIC_CHARS = 200
 CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 UNKNOWN_CONVERSATION = "This conversation is unknown; start a new one."
 SEND_AN_OBJECT = 'Send a JSON object like {"question": "..."}.'
-
-
-class IntakeError(Exception):
-    """A request that cannot go on. `status` is the HTTP status a web door answers with;
-    `fields` names the fields at fault, with a message each."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        status: int = 400,
-        fields: Mapping[str, list[str]] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-        self.fields = dict(fields or {})
-
-    def body(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.fields:
-            error["fields"] = self.fields
-        return {"error": error}
-
-    def frame(self) -> dict[str, Any]:
-        return {"type": "error", **self.body()["error"]}
 
 
 # --- Parsing -------------------------------------------------------------------------------

@@ -68,7 +68,9 @@ def rate_item(rate: str) -> RateLimitItem:
 
 @cache
 def _storage() -> Storage:
-    return storage_from_string(settings.REDIS_URL or "memory://")
+    storage = storage_from_string(settings.REDIS_URL or "memory://")
+    assert isinstance(storage, Storage)  # noqa: S101 - a sync URI gives a sync storage
+    return storage
 
 
 @cache

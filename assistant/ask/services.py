@@ -250,7 +250,7 @@ class _Log:
 
     def save(self, elapsed: float) -> Interaction:
         retrieval = self.answer.retrieval if self.answer else None
-        refused = bool(self.answer) and (
+        refused = self.answer is not None and (
             self.answer.refused_before_generation or is_refusal(self.text)
         )
         latency = {**(retrieval.timings_ms if retrieval else {}), **self.latency}
@@ -262,6 +262,7 @@ class _Log:
             question=self.question.text,
             topic=self.question.topic,
             retrieval_query=retrieval.query if retrieval else "",
+            query_form=retrieval.query_form if retrieval else "",
             candidates=[
                 {
                     "chunk_id": c.chunk.id,

@@ -12,14 +12,16 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from assistant.api_errors import intake_error_response
 from assistant.ask import intake
-from assistant.ask.api_errors import intake_error_response
-from assistant.ask.intake import AskRequest, Caller, IntakeError
+from assistant.ask.intake import AskRequest, Caller
 from assistant.ask.streaming import answer_frames
+from assistant.errors import IntakeError
 
 
 def _let_in(request: HttpRequest, data: dict[str, Any]) -> AskRequest:
@@ -34,7 +36,7 @@ def _let_in(request: HttpRequest, data: dict[str, Any]) -> AskRequest:
 
 @csrf_exempt  # no cookies are read: the project key and the Origin let a request in
 @require_http_methods(["GET", "POST"])
-async def ask_stream(request: HttpRequest) -> HttpResponse:
+async def ask_stream(request: HttpRequest) -> HttpResponseBase:
     try:
         data = intake.parse_json(request.body) if request.method == "POST" else request.GET.dict()
         asked = await sync_to_async(_let_in)(request, data)

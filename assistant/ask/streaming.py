@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Generator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -37,7 +37,7 @@ def error_frame(code: str, message: str) -> Frame:
 
 async def answer_frames(
     *, request: AskRequest, channel: str = Interaction.Channel.WIDGET
-) -> AsyncIterator[Frame]:
+) -> AsyncGenerator[Frame, None]:
     """The frames of one answer to a question the intake let in. Closing this iterator early
     cancels the generation."""
 

@@ -6,9 +6,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods
 
+from assistant.api_errors import json_error
 from assistant.ask import intake, services
-from assistant.ask.api_errors import json_error
-from assistant.ask.intake import IntakeError
+from assistant.errors import IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
 

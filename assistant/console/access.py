@@ -10,19 +10,21 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 from django.template.response import SimpleTemplateResponse
 from django.utils import timezone
+from django_htmx.middleware import HtmxDetails
 
 from assistant.models import Project
 
 
-def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def staff_required(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Anonymous visitors go to the login page; signed-in people who are not staff get 403
     (sending them to a login form they already passed would loop)."""
 
     @wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         user = request.user
         if not user.is_authenticated:
             return redirect_to_login(request.get_full_path())
@@ -39,12 +41,12 @@ def staff_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRespo
 
 
 def staff_required_async(
-    view: Callable[..., Awaitable[HttpResponse]],
-) -> Callable[..., Awaitable[HttpResponse]]:
+    view: Callable[..., Awaitable[HttpResponseBase]],
+) -> Callable[..., Awaitable[HttpResponseBase]]:
     """`staff_required` for async views (streaming responses)."""
 
     @wraps(view)
-    async def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    async def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         user = await request.auser()
         if not user.is_authenticated:
             return redirect_to_login(request.get_full_path())
@@ -84,3 +86,10 @@ def console_context(request: HttpRequest, section: str) -> dict[str, Any]:
         "projects": Project.objects.only("pk", "name"),
         "section": section,
     }
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request that went through django-htmx's middleware (every request here does): for
+    the type checker, which cannot see the attribute the middleware sets."""
+
+    htmx: HtmxDetails

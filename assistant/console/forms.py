@@ -3,9 +3,10 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.conf import settings
 
 from assistant.ask import intake
-from assistant.ask.intake import IntakeError
+from assistant.errors import IntakeError
 
 
 class SandboxForm(forms.Form):
@@ -16,6 +17,11 @@ class SandboxForm(forms.Form):
     question = forms.CharField(required=False, strip=False, validators=[])
     topic = forms.CharField(required=False, strip=False)
     threshold = forms.FloatField(min_value=0.0, max_value=1.0, required=False)
+    previous = forms.CharField(
+        required=False, max_length=settings.ASKDOCS_MAX_QUESTION_CHARS, strip=True,
+        label="Previous question",
+        help_text="Optional: replay a conversation, as if this had been asked just before.",
+    )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

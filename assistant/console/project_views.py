@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from assistant.console.access import console_context, staff_required
+from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from assistant.console.project_forms import ProjectForm
 from assistant.console.project_services import project_key_rotate
 from assistant.models import Project
@@ -43,7 +43,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_POST
 @staff_required
-def project_rotate(request: HttpRequest, pk: int) -> HttpResponse:
+def project_rotate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(Project, pk=pk)
     project_key_rotate(project=project)
     if request.htmx:

@@ -19,7 +19,7 @@ from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Prompt, Question
+from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id
 
@@ -56,6 +56,8 @@ class SandboxRun:
     stream_token: str = ""
     #: The answerability check ({} when it did not run): score, reason, best sentence.
     answerability: dict[str, object] = field(default_factory=dict)
+    #: Which form of the query won: "question", or "with_history" for a follow-up.
+    query_form: str = "question"
 
     @property
     def kept_count(self) -> int:
@@ -72,10 +74,19 @@ _CACHE_PREFIX = "console:sandbox-prompt:"
 
 
 def sandbox_run(
-    *, project: Project, question: str, topic: str, threshold: float, stream: bool = False
+    *,
+    project: Project,
+    question: str,
+    topic: str,
+    threshold: float,
+    stream: bool = False,
+    previous: str = "",
 ) -> SandboxRun:
+    """`previous`: an earlier question of the conversation to replay (as the widget sends it,
+    a user turn of the history)."""
     settings = settings_for(project, threshold=threshold)
-    asked = Question(text=question.strip(), topic=topic.strip())
+    history = (Turn("user", previous.strip()),) if previous.strip() else ()
+    asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
         pipeline = runtime.pipeline(
             retriever=runtime.retriever(chunks=chunks_by_vector_id),
@@ -134,6 +145,7 @@ def sandbox_run(
         searched=retrieval.searched,
         stream_token=token,
         answerability=verdict_log(answer.verdict),
+        query_form=retrieval.query_form,
     )
 
 

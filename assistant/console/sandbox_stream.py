@@ -8,7 +8,8 @@ import logging
 from collections.abc import AsyncIterator, Iterator
 
 from asgiref.sync import sync_to_async
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 
 from assistant.ask.services import UNAVAILABLE
@@ -51,7 +52,7 @@ async def _events(token: str) -> AsyncIterator[bytes]:
 
 @require_GET
 @staff_required_async
-async def sandbox_answer(request: HttpRequest, token: str) -> HttpResponse:
+async def sandbox_answer(request: HttpRequest, token: str) -> HttpResponseBase:
     response = StreamingHttpResponse(_events(token), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"

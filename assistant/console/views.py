@@ -7,7 +7,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import console_context, staff_required
+from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from assistant.console.forms import SandboxForm
 from assistant.console.sandbox import sandbox_run
 
@@ -20,7 +20,7 @@ def console_home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @staff_required
-def sandbox(request: HttpRequest) -> HttpResponse:
+def sandbox(request: HtmxHttpRequest) -> HttpResponse:
     """GET so that a blind spot can link straight to a filled-in sandbox; nothing is
     written (the run is not logged)."""
     context = console_context(request, "sandbox")
@@ -36,6 +36,7 @@ def sandbox(request: HttpRequest) -> HttpResponse:
                 threshold=project.threshold if threshold is None else threshold,
                 # htmx means JavaScript: the answer streams in. Without it, it is written here.
                 stream=bool(request.htmx),
+                previous=form.cleaned_data["previous"],
             )
     else:
         initial = {"threshold": project.threshold} if project else {}

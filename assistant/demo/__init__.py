@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.db import transaction
 
 from assistant.models import Project, normalise_origin
-from ingestion.models import Source
-from ingestion.services import document_delete, document_upsert
+from ingestion.models import Source, SyncRun
+from ingestion.sync import source_sync
 
 DOCS_DIR = Path(__file__).parent / "docs"
 PROJECT_NAME = "Demo"
@@ -44,25 +46,29 @@ def demo_seed(*, origins: Sequence[str] = ()) -> SeedResult:
         source, _ = Source.objects.get_or_create(
             project=project, name=SOURCE_NAME, defaults={"kind": Source.Kind.FILES}
         )
-    counts = {"added": 0, "changed": 0, "unchanged": 0}
-    seen = set()
+    # The source reads the help centre as a JSON Lines export, so "Sync now" in the console
+    # (or sync_source) re-reads exactly what this seed loads, and never finds it gone.
+    Source.objects.filter(pk=source.pk).update(config={"jsonl": str(demo_export())})
+    source.refresh_from_db()
+    run = source_sync(source=source, trigger="seed", confirm_removals=True)
+    if run.status != SyncRun.Status.SUCCEEDED:
+        raise RuntimeError(f"The demo help centre could not be loaded: {run.message}")
+    return SeedResult(
+        project, added=run.added, changed=run.changed, unchanged=run.unchanged,
+        removed=run.removed,
+    )  # fmt: skip
+
+
+def demo_export() -> Path:
+    """The demo documents as a JSON Lines export (id, title, text, url) in the data folder."""
+    rows = []
     for path in sorted(DOCS_DIR.glob("*.md")):
         text = path.read_text(encoding="utf-8")
         first_line = text.splitlines()[0]
         title = first_line.lstrip("# ").strip() if first_line.startswith("#") else path.stem
         body = "\n".join(text.splitlines()[1:]) if first_line.startswith("#") else text
-        result = document_upsert(
-            source=source,
-            external_id=path.name,
-            title=title,
-            text=body,
-            url=DOCS_URL + path.stem,
-        )
-        counts[result.status] += 1
-        seen.add(path.name)
-    removed = 0
-    for document in source.documents.exclude(external_id__in=seen):
-        document_delete(document=document)
-        removed += 1
-    Source.objects.filter(pk=source.pk).update(status=Source.Status.READY)
-    return SeedResult(project, removed=removed, **counts)
+        rows.append({"id": path.name, "title": title, "text": body, "url": DOCS_URL + path.stem})
+    export = Path(settings.DATA_DIR) / "demo" / "help-centre.jsonl"
+    export.parent.mkdir(parents=True, exist_ok=True)
+    export.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return export

@@ -9,8 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assistant.api_errors import ApiError
 from assistant.ask import intake, services
-from assistant.ask.api_errors import ApiError
 from assistant.ask.intake import Caller
 from assistant.memory.identity import IdentityError, check_user_key
 from assistant.memory.services import memory_erase_user, memory_facts, memory_remember

@@ -4,7 +4,8 @@ The key holds everything that changes the ranked candidate list: a scope string 
 caller (the project's index version: any change to its chunks makes a new scope, so old
 entries are never read again and expire), the embedder and reranker, the number of
 candidates, whether to rerank and how many, the vector-store filter, and the normalised
-retrieval query (which already carries the topic and the earlier question of a follow-up).
+retrieval query (which carries the topic) and, for a follow-up that leans on the previous
+question, that form of the query too.
 The relevance gate is applied again on every hit, so a new threshold or `max_kept` needs no
 new entry."""
 
@@ -17,11 +18,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.rag.ports import RetrievalCache
-from assistant.rag.retrieval import Retriever, gate, retrieval_query
+from assistant.rag.retrieval import Retriever, follow_up_query, gate, retrieval_query
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
-FORMAT = 2
+FORMAT = 3
 
 
 def normalise(query: str) -> str:
@@ -86,25 +87,28 @@ class CachingRetriever:
     ) -> Retrieval:
         started = self.clock()
         query = retrieval_query(question)
+        # A follow-up's result also depends on the question it leans on.
+        follow_up = follow_up_query(question)
         key = cache_key(
             scope=self.scope,
-            query=query,
+            query=f"{query}\n{follow_up}" if follow_up else query,
             settings=settings,
             where=where,
             embedder_id=self.inner.embedder.id,
             reranker_id=self.inner.reranker.id,
         )
         stored = self.cache.get(key)
-        candidates = _candidates(stored) if stored is not None else None
-        if candidates is not None:
+        entry = _entry(stored) if stored is not None else None
+        if entry is not None:
+            winner, form, candidates = entry
             select(candidates, settings)
             timings = {"cache_hit": 1.0, "cache_ms": _ms(started, self.clock())}
-            return Retrieval(query=query, candidates=candidates, timings_ms=timings)
+            return Retrieval(winner, candidates, timings_ms=timings, query_form=form)
 
         lookup_ms = _ms(started, self.clock())
         retrieval = self.inner.retrieve(question, settings, where)
         started = self.clock()
-        self.cache.put(key, _stored(retrieval.candidates))
+        self.cache.put(key, _stored(retrieval))
         retrieval.timings_ms["cache_hit"] = 0.0
         retrieval.timings_ms["cache_ms"] = round(lookup_ms + _ms(started, self.clock()), 2)
         return retrieval
@@ -114,8 +118,8 @@ class CachingRetriever:
 # that has the same FORMAT, and small.
 
 
-def _stored(candidates: list[Candidate]) -> list[list[Any]]:
-    return [
+def _stored(retrieval: Retrieval) -> dict[str, Any]:
+    candidates = [
         [
             c.chunk.id,
             c.chunk.text,
@@ -125,25 +129,28 @@ def _stored(candidates: list[Candidate]) -> list[list[Any]]:
             c.similarity,
             c.relevance,
         ]
-        for c in candidates
+        for c in retrieval.candidates
     ]
+    return {"query": retrieval.query, "form": retrieval.query_form, "candidates": candidates}
 
 
-def _candidates(stored: object) -> list[Candidate] | None:
-    """None (a miss) for anything that is not an entry this code wrote."""
-    if not isinstance(stored, list):
+def _entry(stored: object) -> tuple[str, str, list[Candidate]] | None:
+    """(winning query, its form, candidates); None (a miss) for anything that is not an entry
+    this code wrote."""
+    if not isinstance(stored, dict) or not isinstance(stored.get("candidates"), list):
         return None
     try:
-        return [
+        candidates = [
             Candidate(
                 Chunk(id=cid, text=text, title=title, url=url, source_id=source_id),
                 similarity=None if similarity is None else float(similarity),
                 relevance=None if relevance is None else float(relevance),
             )
-            for cid, text, title, url, source_id, similarity, relevance in stored
+            for cid, text, title, url, source_id, similarity, relevance in stored["candidates"]
         ]
     except (TypeError, ValueError):
         return None
+    return str(stored.get("query", "")), str(stored.get("form", "question")), candidates
 
 
 def _ms(start: float, end: float) -> float:

@@ -1,8 +1,11 @@
 """Retrieval: `(topic) question` (and the bare question) -> vector (+ lexical) search, fused ->
-cross-encoder rerank -> gate."""
+cross-encoder rerank -> gate. A follow-up that leans on the previous question and finds nothing
+as asked ("Which privileges does it need?") is tried joined to it, and that form is kept only
+when what it finds still fits the question as asked."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -10,13 +13,29 @@ from typing import Any
 from assistant.rag.ports import ChunkLookup, Embedder, LexicalIndex, Reranker, VectorStore
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
-#: How many earlier user messages a follow-up carries into the retrieval query.
+#: How many earlier user messages a follow-up carries into its retrieval query.
 HISTORY_QUESTIONS = 1
 #: How deep the vector and the lexical lists go before they are fused.
 FUSION_DEPTH = 30
 #: Reciprocal rank fusion's damping constant (Cormack et al. 2009): 60 lets a passage that
 #: both searches rank fairly high beat one that only one of them ranks first.
 RRF_K = 60
+#: Words by which a question points back at an earlier one. Only such a question is tried with
+#: the previous question: a question that names its subject is judged exactly as if asked
+#: alone, so an earlier question can neither let it through the gate nor keep it out.
+POINTERS = frozenset(
+    "it its it's they them their theirs this that these those one ones there he she him her "
+    "his same such former latter else".split()
+)
+_LEADS = ("and ", "also ", "what about ", "how about ", "but ", "or ", "so ")
+#: A passage kept for the follow-up form must still score this much against the question as
+#: asked (cross-encoder, sigmoid). Joined to a docs question, anything reads as relevant ("When
+#: do tokens expire? Write me a poem about it" scores 0.996), while the question alone tells:
+#: an elliptical follow-up scores about 1e-2 to 1e-1 against the passage it points at ("Which
+#: privileges does it need?" 0.04, "and how long do they last" 0.10), an unrelated request
+#: about 1e-5 ("Write me a poem about it", "what is the weather like there").
+FOLLOW_UP_FLOOR = 0.002
+_WORDS = re.compile(r"[a-z']+")
 
 
 def retrieval_query(question: Question) -> str:
@@ -26,16 +45,32 @@ def retrieval_query(question: Question) -> str:
 
 
 def search_queries(question: Question) -> list[str]:
-    """The texts searched for: the retrieval query first and, when a topic is given, the
-    question without it. The topic rescues a vague question, but a question that already says
-    what it is about is found better without it (Ray dev set: hit@5 0.613 without the topic,
-    0.595 with it); the two searches are fused, so each question gets the better of both."""
+    """The texts searched for the question as asked: the retrieval query first and, when a
+    topic is given, the question without it. The topic rescues a vague question, but a question
+    that already says what it is about is found better without it (Ray dev set: hit@5 0.613
+    without the topic, 0.595 with it); the two searches are fused, so each question gets the
+    better of both."""
     text = " ".join(question.text.split())
-    earlier = [t.content for t in question.history if t.role == "user"][-HISTORY_QUESTIONS:]
-    if earlier:
-        text = " ".join([*(" ".join(e.split()) for e in earlier), text])
     topic = " ".join(question.topic.split())
     return [f"({topic}) {text}", text] if topic else [text]
+
+
+def leans_on_history(text: str) -> bool:
+    """Does the question point back at something said before ("How do I revoke one?", "What
+    about annual plans?")? Only then may the previous question help find its passages."""
+    lowered = " ".join(text.lower().split())
+    return bool(POINTERS.intersection(_WORDS.findall(lowered))) or lowered.startswith(_LEADS)
+
+
+def follow_up_query(question: Question) -> str | None:
+    """The question joined to the previous user question(s), topic first; None when there is
+    no history or the question does not lean on it."""
+    earlier = [t.content for t in question.history if t.role == "user"][-HISTORY_QUESTIONS:]
+    if not earlier or not leans_on_history(question.text):
+        return None
+    text = " ".join([*(" ".join(e.split()) for e in earlier), " ".join(question.text.split())])
+    topic = " ".join(question.topic.split())
+    return f"({topic}) {text}" if topic else text
 
 
 def passage_text(chunk: Chunk) -> str:
@@ -85,19 +120,52 @@ class Retriever:
     def retrieve(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
     ) -> Retrieval:
-        timings: dict[str, float] = {}
         texts = search_queries(question)
-        query = texts[0]  # the retrieval query: also what the lexical index and reranker read
-
+        follow_up = follow_up_query(question)
         started = self.clock()
-        vectors = self.embedder.embed_queries(texts)
-        timings["embed_ms"] = _ms(started, self.clock())
+        vectors = self.embedder.embed_queries([*texts, follow_up] if follow_up else texts)
+        embed_ms = _ms(started, self.clock())
+        alone = self._rank(texts[0], texts, vectors[: len(texts)], settings, where)
+        alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
+        if follow_up is None or not settings.rerank or alone.kept:
+            # A question that finds its answer as asked keeps it: the previous question only
+            # ever rescues a follow-up that does not stand alone.
+            return alone
+        # The follow-up form searches the question as asked too, so it never loses what the
+        # question finds alone; the cross-encoder reads it with the previous question.
+        searched, searched_vectors = [follow_up, *texts], [vectors[-1], *vectors[: len(texts)]]
+        joined = self._rank(follow_up, searched, searched_vectors, settings, where)
+        if self._fits_the_question(joined, texts[0]):
+            joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
+            joined.query_form = "with_history"
+            return joined
+        return alone
 
+    def _fits_the_question(self, joined: Retrieval, asked: str) -> bool:
+        """What the follow-up form keeps must still speak to the question as asked."""
+        if not joined.kept:
+            return False
+        started = self.clock()
+        fit = self.reranker.score(asked, [passage_text(c.chunk) for c in joined.kept])
+        joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
+        return max(fit) >= FOLLOW_UP_FLOOR
+
+    def _rank(
+        self,
+        query: str,
+        texts: list[str],
+        vectors: Sequence[Sequence[float]],
+        settings: Settings,
+        where: Mapping[str, Any] | None,
+    ) -> Retrieval:
+        """Search with each text's vector, fuse, read chunk rows, rerank the head against
+        `query` and gate."""
+        timings: dict[str, float] = {}
         hybrid = self.lexical is not None
         depth = max(settings.num_candidates, FUSION_DEPTH) if hybrid else settings.num_candidates
         started = self.clock()
         rankings: list[list[str]] = []
-        similarity: dict[str, float] = {}  # to the closer of the search texts
+        similarity: dict[str, float] = {}  # to the closest of the search texts
         for vector in vectors:
             hits = self.store.query(vector, k=depth, where=where)
             rankings.append([hit.id for hit in hits])

@@ -75,6 +75,9 @@ class Retrieval:
     timings_ms: dict[str, float] = field(default_factory=dict)
     #: The texts embedded and searched (the query, and the question without its topic).
     searched: list[str] = field(default_factory=list)
+    #: Which form of the query won: "question" (as asked) or "with_history" (a follow-up
+    #: joined to the previous question, see retrieval.follow_up_query).
+    query_form: str = "question"
 
     @property
     def kept(self) -> list[Candidate]:

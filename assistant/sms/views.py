@@ -20,20 +20,22 @@ from twilio.request_validator import (
 from twilio.twiml.messaging_response import MessagingResponse
 
 from assistant.ask import intake
-from assistant.ask.intake import IntakeError
+from assistant.errors import IntakeError
 from assistant.sms import services
 from assistant.sms.selectors import project_by_sms_number
 
 logger = logging.getLogger(__name__)
 
 IDEMPOTENCY_HEADER = "I-Twilio-Idempotency-Token"
+#: Twilio's own limit for one inbound message.
+MAX_BODY_CHARS = 1600
 
 
 class InboundForm(forms.Form):
     MessageSid = forms.RegexField(regex=r"^[A-Z]{2}[0-9a-fA-F]{32}$")
     From = forms.CharField(max_length=32)
     To = forms.CharField(max_length=32)
-    Body = forms.CharField(max_length=1600, required=False, strip=False)
+    Body = forms.CharField(max_length=MAX_BODY_CHARS, required=False, strip=False)
 
 
 def signature_is_valid(request: HttpRequest) -> bool:
@@ -71,9 +73,7 @@ def incoming(request: HttpRequest) -> HttpResponse:
         return HttpResponse("Invalid signature.\n", status=403)
     try:
         # The same text rules as every other door (no NUL, valid Unicode), before the form.
-        intake.text_field(
-            request.POST, "Body", max_chars=InboundForm.base_fields["Body"].max_length
-        )
+        intake.text_field(request.POST, "Body", max_chars=MAX_BODY_CHARS)
     except IntakeError as error:
         logger.warning("SMS webhook with a bad body: %s", error.message)
         return HttpResponse(f"{error.code}: {error.message}\n", status=error.status)

@@ -7,11 +7,12 @@ from datetime import timedelta
 
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import console_context, staff_required
+from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from feedback import feedback_selectors as selectors
 from feedback.charts import bar_chart
 from feedback.forms import FeedbackFilterForm
@@ -27,7 +28,7 @@ class _Echo:
 
 @require_GET
 @staff_required
-def feedback_page(request: HttpRequest) -> HttpResponse:
+def feedback_page(request: HtmxHttpRequest) -> HttpResponse:
     context = console_context(request, "feedback")
     project = context["project"]
     form = FeedbackFilterForm(request.GET or None)
@@ -56,7 +57,7 @@ def feedback_page(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @staff_required
-def feedback_export(request: HttpRequest) -> HttpResponse:
+def feedback_export(request: HttpRequest) -> HttpResponseBase:
     context = console_context(request, "feedback")
     project = context["project"]
     form = FeedbackFilterForm(request.GET or None)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import console_context, staff_required
+from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from feedback import selectors
 from feedback.blind_spots import blind_spots as blind_spots_report
 from feedback.charts import bar_chart
@@ -19,7 +19,7 @@ from feedback.forms import BlindSpotForm, PeriodForm
 from feedback.tuner import threshold_replay
 
 
-def _with_default_period(request: HttpRequest) -> QueryDict:
+def _with_default_period(request: HtmxHttpRequest) -> QueryDict:
     """The filters as sent, with the 30-day period when none is (so the select shows it)."""
     data = request.GET.copy()
     data.setdefault("days", "30")
@@ -30,19 +30,19 @@ DAYS_PER_PAGE = 31
 TOPICS_PER_PAGE = 15
 
 
-def _query_without(request: HttpRequest, name: str) -> str:
+def _query_without(request: HtmxHttpRequest, name: str) -> str:
     query = request.GET.copy()
     query.pop(name, None)
     return query.urlencode()
 
 
-def _page(request: HttpRequest, full: str, partial: str, context: dict) -> HttpResponse:
+def _page(request: HtmxHttpRequest, full: str, partial: str, context: dict) -> HttpResponse:
     return TemplateResponse(request, partial if request.htmx else full, context)
 
 
 @require_GET
 @staff_required
-def metrics(request: HttpRequest) -> HttpResponse:
+def metrics(request: HtmxHttpRequest) -> HttpResponse:
     context = console_context(request, "metrics")
     project = context["project"]
     form = PeriodForm(_with_default_period(request))
@@ -85,7 +85,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @staff_required
-def blind_spots(request: HttpRequest) -> HttpResponse:
+def blind_spots(request: HtmxHttpRequest) -> HttpResponse:
     context = console_context(request, "blind-spots")
     project = context["project"]
     form = BlindSpotForm(_with_default_period(request))
@@ -107,7 +107,7 @@ def blind_spots(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @staff_required
-def tuner(request: HttpRequest) -> HttpResponse:
+def tuner(request: HtmxHttpRequest) -> HttpResponse:
     context = console_context(request, "tuner")
     project = context["project"]
     form = PeriodForm(_with_default_period(request))

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import console_context, staff_required
+from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from ingestion.models import Document, Source
 from ingestion.selectors import chunks_of, documents_of
 
@@ -25,7 +25,7 @@ def _query_without_page(request: HttpRequest) -> str:
 
 @require_GET
 @staff_required
-def document_list(request: HttpRequest, pk: int) -> HttpResponse:
+def document_list(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source.objects.select_related("project"), pk=pk)
     search = request.GET.get("q", "").strip()[:200]
     rows = documents_of(source=source, search=search)
@@ -43,7 +43,7 @@ def document_list(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 @staff_required
-def document_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def document_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     document = get_object_or_404(Document.objects.select_related("source__project"), pk=pk)
     context = console_context(request, "sources")
     page = Paginator(chunks_of(document=document), CHUNKS_PER_PAGE).get_page(

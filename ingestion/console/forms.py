@@ -4,7 +4,7 @@ field and changes nothing."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
@@ -119,7 +119,8 @@ class ManualSourceForm(SourceForm):
 class FilesSourceForm(SourceForm):
     kind = Source.Kind.FILES
 
-    files = MultipleFileField(
+    # A declared field, not Form.files: the form metaclass moves it into base_fields.
+    files = MultipleFileField(  # type: ignore[assignment]
         required=False,
         label="Add files",
         help_text="Markdown, text, HTML, PDF, or a .zip of them. A file with the same name "
@@ -135,7 +136,9 @@ class FilesSourceForm(SourceForm):
     def __init__(self, *args: Any, stored: list[str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.stored = stored or []
-        self.fields["remove"].choices = [(name, name) for name in self.stored]
+        cast(forms.ChoiceField, self.fields["remove"]).choices = [
+            (name, name) for name in self.stored
+        ]
         if not self.stored:
             del self.fields["remove"]
 

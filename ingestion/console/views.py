@@ -11,7 +11,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from assistant.console.access import console_context, staff_required
+from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
 from ingestion.selectors import source_counts, sources_overview
@@ -31,7 +31,7 @@ def source_list(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 @staff_required
-def source_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def source_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source.objects.select_related("project"), pk=pk)
     context = console_context(request, "sources")
     runs = list(source.runs.all()[:RUNS_SHOWN])
@@ -53,6 +53,8 @@ def source_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def source_sync_now(request: HttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source, pk=pk)
     latest = source.runs.order_by("-id").values_list("id", flat=True).first() or 0
-    sync_enqueue(source=source, trigger="console")
-    messages.success(request, f"Sync of “{source.name}” queued.")
+    confirm = request.POST.get("confirm_removals") == "1"
+    sync_enqueue(source=source, trigger="console", confirm_removals=confirm)
+    queued = "Sync (removals confirmed)" if confirm else "Sync"
+    messages.success(request, f"{queued} of “{source.name}” queued.")
     return redirect(f"{reverse('console-source', args=[source.pk])}?after={latest}")

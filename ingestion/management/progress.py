@@ -5,11 +5,13 @@ from __future__ import annotations
 import time
 from typing import TextIO
 
+from django.core.management.base import OutputWrapper
+
 from ingestion.models import SyncRun
 
 
 class ProgressBar:
-    def __init__(self, out: TextIO, *, width: int = 30) -> None:
+    def __init__(self, out: TextIO | OutputWrapper, *, width: int = 30) -> None:
         # Django's OutputWrapper ends every write with a newline; draw on the stream below it.
         self.out = getattr(out, "_out", out)
         self.width = width

@@ -30,7 +30,8 @@
   var SORRY = "I'm sorry, I couldn't find an answer to your question.";
 
   // ---- Safe Markdown: DOM nodes and text only, never innerHTML --------------------------------
-  var INLINE = /(`+)([^`]+?)\1|!\[([^\]]*)\]\(([^)\s]*)\)|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s](?:.*?[^*\s])?)\*|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/;
+  var INLINE = /(`+)([^`]+?)\1|!\[([^\]]*)\]\(([^)\s]*)\)|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s](?:.*?[^*\s])?)\*|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\[(\d{1,2})\](?!\()/;
+  var citing = []; // the sources of the answer being rendered: [n] markers point at them
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);
@@ -63,13 +64,29 @@
       else if (m[6] != null) parent.appendChild(safeLink(m[6], m[5]) || document.createTextNode(m[5]));
       else if (m[7] != null || m[8] != null) inline(parent.appendChild(el("strong")), m[7] || m[8]);
       else if (m[9] != null) inline(parent.appendChild(el("em")), m[9]);
-      else parent.appendChild(safeLink(m[10], m[10]) || document.createTextNode(m[10]));
+      else if (m[10] != null) parent.appendChild(safeLink(m[10], m[10]) || document.createTextNode(m[10]));
+      else parent.appendChild(cite(+m[11]));
       text = text.slice(m.index + m[0].length);
     }
     if (text) parent.appendChild(document.createTextNode(text));
   }
 
-  function markdown(text) {
+  // A citation marker [n]: a link to source n (http/https only), or, for a source without a
+  // link (an uploaded document), the marker with the document's title, marked as such.
+  function cite(n) {
+    var source = citing[n - 1], marker = "[" + n + "]";
+    if (!source) return document.createTextNode(marker);
+    var link = safeLink(source.url, "");
+    var node = link || el("span", "doc");
+    node.textContent = marker;
+    node.className = link ? "cite" : "cite doc";
+    node.title = (source.title || "Source " + n) + (link ? "" : " (a document without a link)");
+    node.setAttribute("aria-label", "Source " + n + ": " + node.title);
+    return node;
+  }
+
+  function markdown(text, sources) {
+    citing = sources || [];
     var root = document.createDocumentFragment();
     var lines = text.replace(/\r\n?/g, "\n").split("\n");
     var para = [], list = null, code = null;
@@ -129,6 +146,7 @@
     ".a pre{background:#eef0f6;padding:8px;border-radius:6px;overflow-x:auto}.a pre code{padding:0}" +
     ".a a{color:var(--c)}.refused .md{color:#5b6478;font-style:italic}" +
     ".src{font-size:13px;margin:6px 0 0;padding-left:20px;color:#5b6478}" +
+    ".cite{font-size:12px;vertical-align:super;text-decoration:none;margin-left:1px}.cite.doc{color:#5b6478;cursor:help}" +
     ".fb{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-top:6px;font-size:13px;color:#5b6478}" +
     ".fb button,.retry{background:#fff;border:1px solid #d9dce6;border-radius:8px;padding:3px 10px;cursor:pointer;line-height:0}.retry{line-height:1.5}" +
     ".hint{color:#5b6478;font-size:14px;margin:4px 0}" +
@@ -275,14 +293,14 @@
     self.queued = true;
     requestAnimationFrame(function () {
       self.queued = false;
-      self.md.replaceChildren(markdown(self.text));
+      self.md.replaceChildren(markdown(self.text, self.sources));
       scrollDown();
     });
   };
   Answer.prototype.done = function (f) {
     conversation = f.conversation_id || conversation;
     this.id = f.answer_id;
-    this.md.replaceChildren(markdown(this.text || SORRY));
+    this.md.replaceChildren(markdown(this.text || SORRY, this.sources));
     if (f.refused) {
       this.node.classList.add("refused");
     } else if (this.sources.length) {
@@ -290,7 +308,7 @@
       list.setAttribute("aria-label", "Sources");
       this.sources.forEach(function (s) {
         var li = list.appendChild(el("li"));
-        li.appendChild(safeLink(s.url, s.title || s.url) || el("span", "", s.title));
+        li.appendChild(safeLink(s.url, s.title || s.url) || el("span", "doc", s.title + " (document)"));
       });
     }
     feedbackButtons(this);

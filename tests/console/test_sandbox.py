@@ -148,3 +148,25 @@ def test_a_refused_question_needs_no_stream(staff_client, demo):
     ).content.decode()
     assert "data-answer-stream" not in html
     assert "sorry, I couldn't find an answer to your question." in html
+
+
+def test_the_previous_question_replays_a_conversation(staff_client, demo):
+    follow_up = {"question": "Which privileges does it need?", "topic": ""}
+    alone = staff_client.get("/admin/sandbox/", follow_up)
+    replayed = staff_client.get(
+        "/admin/sandbox/", {**follow_up, "previous": "How do I connect to Elasticsearch?"}
+    )
+    assert alone.context["run"].query_form == "question"
+    run = replayed.context["run"]
+    assert run.query.startswith("How do I connect to Elasticsearch?") == (
+        run.query_form == "with_history"
+    )
+    assert 'data-testid="query-form"' in replayed.content.decode()
+    assert 'name="previous"' in alone.content.decode()
+
+
+def test_an_unrelated_question_replayed_after_another_is_judged_as_asked(staff_client, demo):
+    params = {"question": "Write me a poem about cats", "topic": "Retrieval endpoint tokens",
+              "previous": "How do I revoke one?"}  # fmt: skip
+    run = staff_client.get("/admin/sandbox/", params).context["run"]
+    assert run.query_form == "question" and run.kept_count == 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.rag.caching import CachingRetriever, cache_key, normalise
-from assistant.rag.retrieval import Retriever, passage_text, search_queries
+from assistant.rag.retrieval import Retriever, follow_up_query, passage_text, search_queries
 from assistant.rag.types import Chunk, Question, Settings, Turn
 from assistant.wiring.adapters.chroma_store import ChromaStore
 
@@ -150,7 +150,9 @@ def test_what_changes_the_candidates_gets_its_own_entry(counting, reranker, stor
     )
     assert retrieval.timings_ms["cache_hit"] == 0
     asked = change.get("question", TOKENS)
-    assert counting.queries == [*search_queries(TOKENS), *search_queries(asked)]  # ran twice
+    follow_up = follow_up_query(asked)
+    again = [*search_queries(asked), *([follow_up] if follow_up else [])]
+    assert counting.queries == [*search_queries(TOKENS), *again]  # ran twice
 
 
 def test_an_entry_it_cannot_read_is_a_miss(counting, reranker, store, cache):

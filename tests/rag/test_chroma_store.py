@@ -21,12 +21,12 @@ from assistant.wiring.adapters.chroma_clients import (
     close_clients,
     get_client,
 )
-from assistant.wiring.adapters.chroma_store import (
-    ChromaStore,
+from assistant.wiring.adapters.chroma_naming import (
     HnswParams,
     VectorStoreMismatch,
     collection_name,
 )
+from assistant.wiring.adapters.chroma_store import ChromaStore
 from tests.servers import free_port, start_chroma, stop
 
 EMBEDDER = "test:tiny-3d"

@@ -10,7 +10,14 @@ import pytest
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.prompting import build_prompt
-from assistant.rag.retrieval import Retriever, passage_text, retrieval_query, search_queries
+from assistant.rag.retrieval import (
+    Retriever,
+    follow_up_query,
+    leans_on_history,
+    passage_text,
+    retrieval_query,
+    search_queries,
+)
 from assistant.rag.types import SORRY, Chunk, Prompt, Question, Settings, Turn
 from assistant.wiring.adapters.chroma_store import ChromaStore
 
@@ -69,12 +76,6 @@ def test_it_puts_the_topic_in_parentheses_before_the_question():
     question = Question("When does it expire?", topic="Retrieval endpoint token management")
     assert retrieval_query(question) == "(Retrieval endpoint token management) When does it expire?"
     assert retrieval_query(Question("  When does\n it expire? ")) == "When does it expire?"
-
-
-def test_it_carries_the_previous_question_into_a_follow_up_query():
-    history = (Turn("user", "How do tokens work?"), Turn("assistant", "They ..."))
-    question = Question("When do they expire?", topic="Tokens", history=history)
-    assert retrieval_query(question) == "(Tokens) How do tokens work? When do they expire?"
 
 
 def test_with_a_topic_it_also_searches_the_bare_question():
@@ -222,3 +223,52 @@ def _candidates(chunks):  # noqa: ANN001, ANN202
     from assistant.rag.types import Candidate
 
     return [Candidate(c, similarity=0.8, relevance=0.9, kept=True) for c in chunks]
+
+
+def test_only_a_question_that_points_back_leans_on_the_history():
+    assert leans_on_history("How do I revoke one?")
+    assert leans_on_history("When does it expire?")
+    assert leans_on_history("What about annual plans?")
+    assert not leans_on_history("Write me a poem about cats")
+    assert not leans_on_history("How do I rotate an API key?")
+
+
+def test_a_follow_up_query_joins_the_previous_user_question_only_when_it_leans():
+    history = (Turn("user", "How do tokens work?"), Turn("assistant", "They ..."))
+    leaning = Question("When do they expire?", topic="Tokens", history=history)
+    assert follow_up_query(leaning) == "(Tokens) How do tokens work? When do they expire?"
+    assert retrieval_query(leaning) == "(Tokens) When do they expire?"  # as asked
+    assert follow_up_query(Question("Write me a poem", "Tokens", history)) is None
+    assert follow_up_query(Question("When do they expire?", "Tokens")) is None
+
+
+def test_the_previous_question_never_lets_an_unrelated_question_through(retriever):
+    history = (Turn("user", "When do retrieval endpoint tokens expire?"),)
+    settings = Settings(num_candidates=5)
+    alone = retriever.retrieve(Question("Write me a poem about it"), settings)
+    after = retriever.retrieve(Question("Write me a poem about it", history=history), settings)
+    assert not alone.kept
+    assert not after.kept and after.query_form == "question"
+
+
+def test_the_previous_question_helps_a_follow_up_that_does_not_stand_alone(retriever):
+    history = (Turn("user", "How do I connect to Elasticsearch?"),)
+    settings = Settings(num_candidates=5)
+    alone = retriever.retrieve(Question("Which privileges does it need?"), settings)
+    after = retriever.retrieve(
+        Question("Which privileges does it need?", history=history), settings
+    )
+    assert after.kept and after.kept[0].chunk.id == "es-2"
+    assert after.query_form == "with_history"
+    assert (after.best_relevance or 0) > (alone.best_relevance or 0)
+
+
+def test_a_self_contained_follow_up_is_judged_exactly_as_when_asked_alone(retriever):
+    history = (Turn("user", "Do you offer a student discount?"),)
+    settings = Settings(num_candidates=5)
+    question = "How do I create an Elasticsearch API key in Kibana?"
+    alone = retriever.retrieve(Question(question), settings)
+    after = retriever.retrieve(Question(question, history=history), settings)
+    assert [(c.chunk.id, c.relevance, c.kept) for c in after.candidates] == [
+        (c.chunk.id, c.relevance, c.kept) for c in alone.candidates
+    ]

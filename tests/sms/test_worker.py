@@ -85,7 +85,7 @@ def worker(celery_on_redis, twilio, settings, tmp_path) -> Iterator[Path]:  # no
     log = tmp_path / "worker.log"
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "assistant.settings",
+        "DJANGO_SETTINGS_MODULE": "assistant.test_settings",
         "ASKDOCS_TESTING": "1",
         "ASKDOCS_DATA_DIR": str(settings.DATA_DIR),
         "DATABASE_URL": _database_url(),

@@ -3,20 +3,20 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from assistant.ask import intake, services
-from assistant.ask.intake import IntakeError
+from assistant.errors import IntakeError
 from assistant.models import Interaction, Project
 
 
 class Command(BaseCommand):
     help = "Ask a question as the widget would, and print the answer with every scored chunk."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("question")
         parser.add_argument("--topic", default="")
         parser.add_argument("--project", help="Project name (default: the only/first project)")
         parser.add_argument("--json", action="store_true", help="Print JSON")
 
-    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: object, **options) -> None:
         project = self._project(options["project"])
         try:  # the same rules as every other door
             question = intake.question_field(options)
@@ -26,7 +26,11 @@ class Command(BaseCommand):
         result = services.ask(
             project=project, question=question, topic=topic, channel=Interaction.Channel.CLI
         )
-        interaction = Interaction.objects.filter(answer_id=result.answer_id or None).first()
+        interaction = (
+            Interaction.objects.filter(answer_id=result.answer_id).first()
+            if result.answer_id
+            else None
+        )
         candidates = interaction.candidates if interaction else []
         if options["json"]:
             payload = {

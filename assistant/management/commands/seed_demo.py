@@ -6,14 +6,14 @@ from assistant.demo import demo_seed
 class Command(BaseCommand):
     help = "Create (or refresh) the demo project and its help-centre documents. Idempotent."
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument(
             "--origin", action="append", default=[],
             help="Also allow this origin (where the demo pages are served), e.g. "
             "http://127.0.0.1:9000; repeat for more",
         )  # fmt: skip
 
-    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: object, **options) -> None:
         try:
             result = demo_seed(origins=options["origin"])
         except ValueError as exc:

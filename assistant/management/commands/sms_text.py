@@ -21,7 +21,7 @@ class Command(BaseCommand):
         "TWILIO_PUBLIC_BASE_URL, and print each reply and how long the webhook took."
     )
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("texts", nargs="+", help="Messages, sent in order")
         parser.add_argument("--to", required=True, help="The project's SMS number")
         parser.add_argument("--from", dest="sender", default="+15550001234", help="Texter")
@@ -30,7 +30,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--repeat", type=int, default=1, help="Send the texts N times")
 
-    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: object, **options) -> None:
         if not (settings.TWILIO_AUTH_TOKEN and settings.TWILIO_PUBLIC_BASE_URL):
             raise CommandError("Set TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_PUBLIC_BASE_URL.")
         path = reverse("sms-twilio-incoming")

@@ -19,7 +19,8 @@ import numpy as np
 
 from assistant.measuring.benchmark.stats import over_runs
 from assistant.wiring.adapters.chroma_clients import close_clients, get_client
-from assistant.wiring.adapters.chroma_store import ChromaStore, HnswParams
+from assistant.wiring.adapters.chroma_naming import HnswParams
+from assistant.wiring.adapters.chroma_store import ChromaStore
 
 MIX = 3
 NOISE = 0.5  # times the real vectors' per-dimension standard deviation

@@ -26,6 +26,10 @@ class Query:
     answerable: bool
     gold_page: str = ""
     extra: dict[str, object] = field(default_factory=dict, compare=False)
+    #: Earlier user questions of the same conversation, oldest first (asked as the widget
+    #: would send them), and what kind of conversation it is (reported by kind).
+    history: tuple[str, ...] = ()
+    kind: str = ""
 
 
 class DatasetError(ValueError):
@@ -75,14 +79,23 @@ def load_queries(path: Path) -> list[Query]:
             Query(
                 id=str(row["id"]),
                 question=str(row["question"]),
-                relevant_ids=frozenset(str(r) for r in relevant),  # type: ignore[union-attr]
+                relevant_ids=frozenset(str(r) for r in relevant),  # type: ignore[attr-defined]
                 answerable=bool(row.get("answerable", bool(relevant))),
                 gold_page=str(row.get("gold_page") or ""),
+                history=_history(path, row),
+                kind=str(row.get("kind") or ""),
                 # The gold answers (ClapNQ) that `evaluate --answers` scores against.
                 extra={k: row[k] for k in ("answers_all",) if k in row},
             )
         )
     return queries
+
+
+def _history(path: Path, row: dict[str, object]) -> tuple[str, ...]:
+    history = row.get("history") or []
+    if not isinstance(history, list) or not all(isinstance(h, str) for h in history):
+        raise DatasetError(f"{path}: 'history' must be a list of earlier questions ({row['id']})")
+    return tuple(history)
 
 
 def file_digest(path: Path) -> str:

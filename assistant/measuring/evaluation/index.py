@@ -18,6 +18,7 @@ from assistant.rag.ports import Embedder, VectorStore
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk
 from assistant.wiring.adapters.bm25_index import Bm25Index
+from assistant.wiring.adapters.chroma_store import ChromaStore
 
 CHUNKING_VERSION = "1"
 Progress = Callable[[int, int], None]
@@ -97,7 +98,7 @@ def load_or_build(
     sections: Callable[[], Sequence[Section]],
     embedder: Embedder,
     count_tokens: Callable[[str], int],
-    store_for: Callable[[str], VectorStore],
+    store_for: Callable[[str], ChromaStore],
     chunk_tokens: int,
     overlap: int,
     batch_size: int = 64,

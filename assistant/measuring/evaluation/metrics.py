@@ -12,8 +12,7 @@ SHARES = ("hit@1", "hit@5", "page_hit@5", "answered", "refused")
 
 
 def dedupe(ids: Sequence[str]) -> list[str]:
-    seen: set[str] = set()
-    return [i for i in ids if not (i in seen or seen.add(i))]
+    return list(dict.fromkeys(ids))
 
 
 def hit_at(ranked: Sequence[str], relevant: set[str] | frozenset[str], k: int) -> float:

@@ -23,7 +23,7 @@ from assistant.measuring.evaluation.metrics import (
     wilson,
 )
 from assistant.rag.retrieval import Retriever
-from assistant.rag.types import Question, Retrieval, Settings
+from assistant.rag.types import Question, Retrieval, Settings, Turn
 
 #: Goes on from a question's retrieval to the answer (answers.answer_outcome); its outcome keys
 #: join the question's, its `answered`/`refused` replacing the gate's.
@@ -65,7 +65,9 @@ def evaluate(
     outcomes: list[dict[str, Any]] = []
 
     for number, query in enumerate(queries, start=1):
-        question = Question(query.question, topic_for(query, areas, config.topic))
+        question = Question(
+            query.question, topic_for(query, areas, config.topic), history=history_of(query)
+        )
         started = time.perf_counter()
         retrieval = retriever.retrieve(question, settings)
         total = (time.perf_counter() - started) * 1000
@@ -79,6 +81,9 @@ def evaluate(
             best[group].append(best_relevance)
         outcome: dict[str, Any] = {"id": query.id, "answerable": query.answerable,
                                    "best_relevance": best_relevance}  # fmt: skip
+        if query.kind:
+            outcome["kind"] = query.kind
+            outcome["query_form"] = retrieval.query_form
 
         if query.answerable:
             chunks = [index.chunks[c.chunk.id] for c in retrieval.candidates]
@@ -115,6 +120,32 @@ def evaluate(
         "chunks": len(index.chunks),
     }  # fmt: skip
     report["per_query"] = outcomes
+    if any("kind" in o for o in outcomes):
+        report["by_kind"] = by_kind(outcomes)
+    return report
+
+
+def history_of(query: Query) -> tuple[Turn, ...]:
+    """The earlier questions as the widget sends them: user turns of the conversation. (The
+    retrieval of a follow-up reads only the user's turns; the earlier answers would reach only
+    an LLM's prompt.)"""
+    return tuple(Turn("user", text) for text in query.history)
+
+
+def by_kind(outcomes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The shares that apply, per kind of conversation: {kind: {n, answered, refused,
+    page_hit@5, hit@5}}."""
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for outcome in outcomes:
+        kinds.setdefault(outcome.get("kind", ""), []).append(outcome)
+    report: dict[str, dict[str, Any]] = {}
+    for kind, group in sorted(kinds.items()):
+        row: dict[str, Any] = {"n": len(group)}
+        for metric in ("answered", "refused", "page_hit@5", "hit@5"):
+            values = [float(o[metric]) for o in group if metric in o]
+            if values:
+                row[metric] = _avg(values)
+        report[kind] = row
     return report
 
 

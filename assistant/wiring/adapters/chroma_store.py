@@ -21,14 +21,12 @@ HNSW knobs in chromadb 1.5.9 (collection ``configuration["hnsw"]``):
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -45,71 +43,22 @@ from assistant.wiring.adapters.chroma_clients import (
     is_url,
     unavailable,
 )
+from assistant.wiring.adapters.chroma_naming import (
+    SPACE,
+    ChromaHit,
+    HnswParams,
+    VectorStoreMismatch,
+    collection_name,
+    slug,
+    where_filter,
+)
 from assistant.wiring.adapters.partitioned_store import PartitionedStore
 
 logger = logging.getLogger(__name__)
 
-SPACE = "cosine"
-# The portable limit: chromadb's Python name check allows 63 characters, its Rust one 512.
-_MAX_NAME_LENGTH = 63
 _IDS_PAGE_SIZE = 5_000
 
 Metadata = Mapping[str, str | int | float | bool]
-
-
-class VectorStoreMismatch(ValueError):
-    """An existing collection was built for another embedder, dimension or distance."""
-
-
-@dataclass(slots=True)
-class ChromaHit:
-    id: str
-    similarity: float
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class HnswParams:
-    """None keeps chromadb's default (ef_search 100, ef_construction 100, max_neighbors 16)."""
-
-    ef_search: int | None = None
-    ef_construction: int | None = None
-    max_neighbors: int | None = None
-
-    def as_configuration(self) -> dict[str, Any]:
-        values = {
-            "space": SPACE,
-            "ef_search": self.ef_search,
-            "ef_construction": self.ef_construction,
-            "max_neighbors": self.max_neighbors,
-        }
-        return {key: value for key, value in values.items() if value is not None}
-
-
-def collection_name(prefix: str, embedder_id: str, dimension: int) -> str:
-    """A Chroma-safe name, e.g. ("chunks", "onnx:bge-small-en-v1.5", 384) ->
-    "chunks-onnx-bge-small-en-v1-5-384". Too-long names keep a hash of the full one."""
-    raw = f"{prefix}-{embedder_id}-{dimension}"
-    name = _slug(raw)
-    if len(name) > _MAX_NAME_LENGTH:
-        digest = hashlib.sha256(raw.encode()).hexdigest()[:10]
-        name = f"{name[: _MAX_NAME_LENGTH - 11].rstrip('-')}-{digest}"
-    if len(name) < 3:
-        raise ValueError(f"Cannot derive a Chroma collection name from {raw!r}")
-    return name
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def _where(where: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Chroma wants one operator per filter: {"a": 1, "b": 2} becomes an explicit $and."""
-    if not where:
-        return None
-    if len(where) == 1 or any(key.startswith("$") for key in where):
-        return dict(where)
-    return {"$and": [{key: value} for key, value in where.items()]}
 
 
 # --- the store ----------------------------------------------------------------------------------
@@ -215,7 +164,7 @@ class ChromaStore:
             result = self._collection().query(
                 query_embeddings=query_embeddings,
                 n_results=k,
-                where=cast(Any, _where(where)),
+                where=cast(Any, where_filter(where)),
                 include=["metadatas", "distances"],
             )
         ids = result["ids"][0]
@@ -236,7 +185,10 @@ class ChromaStore:
             offset = 0
             while True:
                 page = collection.get(
-                    where=cast(Any, _where(where)), include=[], limit=_IDS_PAGE_SIZE, offset=offset
+                    where=cast(Any, where_filter(where)),
+                    include=[],
+                    limit=_IDS_PAGE_SIZE,
+                    offset=offset,
                 )["ids"]
                 found.update(page)
                 if len(page) < _IDS_PAGE_SIZE:
@@ -371,8 +323,8 @@ def partitioned(
     """A `PartitionedStore` of Chroma collections named like
     "chunks-project-id-7-onnx-bge-small-en-v1-5-384", one per value of `key`."""
     # collection_name() of "{prefix}-{key}-{value}" is head + value + tail for a plain value.
-    head = _slug(f"{prefix}-{key}") + "-"
-    tail = "-" + _slug(f"{embedder_id}-{dimension}")
+    head = slug(f"{prefix}-{key}") + "-"
+    tail = "-" + slug(f"{embedder_id}-{dimension}")
     value_pattern = re.compile(r"[a-z0-9]+")
 
     def open_partition(value: str) -> VectorStore:

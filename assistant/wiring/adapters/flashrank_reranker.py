@@ -76,7 +76,7 @@ class FlashrankReranker:
         for results in self._workers.map(run, batches):
             # flashrank returns passages sorted by score; the ids put them back in input order.
             for result in results:
-                scores[int(result["id"])] = float(result["score"])  # type: ignore[call-overload]
+                scores[int(result["id"])] = float(result["score"])  # type: ignore[call-overload,arg-type]
         return scores
 
     def _ensure_ranker(self) -> Ranker:

@@ -70,8 +70,13 @@ class _LazyClient:
     def close(self) -> None:
         with self._lock:
             if self._client is not None:
-                self._client.close()  # type: ignore[no-untyped-call]
+                self._client.close()
                 self._client = None
+
+
+def _identity(host: str, model: str) -> tuple[str, str, str]:
+    """(host, model, component id) of an Ollama model: one collection / cache key per id."""
+    return normalise_host(host), model, f"ollama:{model}"
 
 
 class OllamaGenerator:
@@ -90,9 +95,7 @@ class OllamaGenerator:
         keep_alive: str | float | None = None,
         resilience: Resilience | None = None,
     ) -> None:
-        self.host = normalise_host(host)
-        self.model = model
-        self.id = f"ollama:{model}"
+        self.host, self.model, self.id = _identity(host, model)
         self.connect_timeout = connect_timeout
         self.first_token_timeout = first_token_timeout
         self.between_tokens_timeout = between_tokens_timeout
@@ -240,9 +243,7 @@ class OllamaEmbedder:
         keep_alive: str | float | None = None,
         resilience: Resilience | None = None,
     ) -> None:
-        self.host = normalise_host(host)
-        self.model = model
-        self.id = f"ollama:{model}"
+        self.host, self.model, self.id = _identity(host, model)
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         self.batch_size = batch_size

@@ -18,6 +18,11 @@ class Command(BaseCommand):
         parser.add_argument("source", nargs="?", help="source id or name")
         parser.add_argument("--project", help="project name")
         parser.add_argument("--all", action="store_true", help="every source (of --project)")
+        parser.add_argument(
+            "--confirm-removals", action="store_true",
+            help="remove the documents the source no longer lists even when that is all or "
+            "most of them (a sync refuses that otherwise: the source may just be unreadable)",
+        )  # fmt: skip
 
     def handle(self, *args: object, **options: object) -> None:
         sources = self._sources(options)
@@ -27,7 +32,10 @@ class Command(BaseCommand):
             bar = ProgressBar(self.stdout)
             started = time.monotonic()
             try:
-                run = source_sync(source=source, trigger="command", on_progress=bar)
+                run = source_sync(
+                    source=source, trigger="command", on_progress=bar,
+                    confirm_removals=bool(options["confirm_removals"]),
+                )  # fmt: skip
             except SyncAlreadyRunning as error:
                 bar.close()
                 self.stderr.write(str(error))

@@ -45,7 +45,7 @@ from assistant.models import Project
 from assistant.rag.retrieval import Retriever, retrieval_query
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
-from assistant.wiring.adapters.chroma_store import HnswParams
+from assistant.wiring.adapters.chroma_naming import HnswParams
 
 SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest")
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"

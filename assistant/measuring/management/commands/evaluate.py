@@ -27,7 +27,7 @@ class Command(BaseCommand):
         "vector search, rerank, relevance gate) and report ranking and gate metrics."
     )
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument("--corpus", required=True, type=Path)
         parser.add_argument("--queries", required=True, type=Path)
         parser.add_argument("--topic", choices=["auto", "none"], default="auto")
@@ -61,7 +61,7 @@ class Command(BaseCommand):
             help="A report an earlier `--json` wrote: compare question by question against it",
         )  # fmt: skip
 
-    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: object, **options) -> None:
         corpus_path: Path = options["corpus"]
         for path in (corpus_path, options["queries"]):
             if not path.is_file():
@@ -134,7 +134,7 @@ class Command(BaseCommand):
         if "vs_baseline" in report:
             self.stdout.write(format_comparison(report["vs_baseline"]))
 
-    def _format(self, report: dict) -> str:  # type: ignore[type-arg]
+    def _format(self, report: dict) -> str:
         lines = [f"{'metric':<14}{'value':>8}   95% interval"]
         answer_keys = ("answer_rougeL", "oracle_rougeL", "answer_cites_gold", "answer_words")
         for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5", "answered",
@@ -152,6 +152,9 @@ class Command(BaseCommand):
             if dist:
                 values = " ".join(f"{k} {v:.3f}" for k, v in dist.items())
                 lines.append(f"best relevance, {group}: {values}")
+        for kind, row in report.get("by_kind", {}).items():
+            shares = " ".join(f"{k} {v:.3f}" for k, v in row.items() if k != "n" and v is not None)
+            lines.append(f"kind {kind or '-':<12} n {row['n']:>4}  {shares}")
         stages = report["latency_ms"] | (
             {"answerability": report["answerability_ms"]} if report.get("answerability_ms") else {}
         )

@@ -66,7 +66,7 @@ class Command(BaseCommand):
         whole: list[float] = []
         stages: dict[str, list[float]] = {}
         try:
-            with connect(ws_url, origin=origin, open_timeout=30) as ws:  # type: ignore[arg-type]
+            with connect(ws_url, origin=origin, open_timeout=30) as ws:
                 cold = _ask(ws, *QUESTIONS[0])
                 self.stdout.write(f"cold start (models load): first token {cold[0]:.0f} ms")
                 for n in range(options["questions"]):

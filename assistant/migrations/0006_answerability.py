@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("assistant", "0004_project_rerank_top"),
+        ("assistant", "0005_interaction_query_form"),
     ]
 
     operations = [

@@ -1,4 +1,7 @@
-"""Every API error has the same JSON body: {"error": {"code": ..., "message": ..., "fields"?}}."""
+"""Every API error has the same JSON body: {"error": {"code": ..., "message": ..., "fields"?}}.
+
+Part of the project shell, so every app's API (the ask doors, feedback, ingestion's webhook
+source) answers in this shape without importing another app."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from assistant.ask.intake import IntakeError
+from assistant.errors import IntakeError
 
 
 class ApiError(exceptions.APIException):
