@@ -79,6 +79,12 @@ class Project(models.Model):
         default=PIPELINE_DEFAULTS.max_kept, validators=[MinValueValidator(1), MaxValueValidator(20)]
     )
     generator = models.CharField(max_length=20, choices=Generator.choices, default=Generator.AUTO)
+    check_llm_answers = models.BooleanField(
+        "Check answerability with Ollama",
+        default=False,
+        help_text="Refuse before calling Ollama when no sentence of the kept passages answers "
+        "the question. Always on for the extractive answerer.",
+    )
     memory_threshold = models.FloatField(
         null=True,
         blank=True,
@@ -154,6 +160,8 @@ class Interaction(models.Model):
     latency_ms = models.JSONField(default=dict)
     # [{fact_id, similarity, injected}] of the user's facts compared with the question
     memory = models.JSONField(default=list, blank=True)
+    #: The answerability check: answerable, score, reason (when it refused), features.
+    answerability = models.JSONField(default=dict, blank=True)
     total_ms = models.FloatField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 

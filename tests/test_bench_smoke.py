@@ -73,6 +73,39 @@ def test_evaluate_reports_ranking_metrics_on_a_slice(ray_slice, tmp_path):
     assert all(row["won"] == row["lost"] == 0 for row in versus["metrics"].values())
 
 
+CLAPNQ = SHARED / "eval" / "clapnq"
+
+
+@pytest.mark.bench
+@pytest.mark.skipif(not (CLAPNQ / "corpus.jsonl").is_file(), reason="no ClapNQ data")
+def test_evaluate_answers_scores_the_answer_text_on_a_clapnq_slice(tmp_path):
+    lines = (CLAPNQ / "queries_dev.jsonl").read_text().splitlines()
+    rows = [json.loads(line) for line in lines]
+    picked = [r for r in rows if r["answerable"]][:3] + [r for r in rows if not r["answerable"]][:1]
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text("".join(json.dumps(r) + "\n" for r in picked))
+    corpus = tmp_path / "corpus.jsonl"
+    write_corpus(
+        corpus, corpus_slice(load_corpus(CLAPNQ / "corpus.jsonl"), load_queries(queries), 30)
+    )
+    out = tmp_path / "answers.json"
+    call_command("evaluate", corpus=corpus, queries=queries, answers=True, json=out,
+                 stdout=_Sink(), stderr=_Sink())  # fmt: skip
+    report = json.loads(out.read_text())
+
+    scored = [o for o in report["per_query"] if "answer_rougeL" in o]
+    assert scored, report["per_query"]
+    for o in scored:
+        # An answer that quotes the kept passages cannot beat the best quote of them by much
+        # (the oracle is greedy), and it has words.
+        assert 0.0 < o["answer_rougeL"] <= o["oracle_rougeL"] + 0.15
+        assert o["answer_words"] > 0
+    assert 0.0 < report["answer_rougeL"] <= 1.0 and report["answer_words"] > 0
+    assert 0.0 <= report["answer_cites_gold"] <= 1.0
+    assert report["n_answers_scored"] == len(scored)
+    assert all(("answered" in o) != ("refused" in o) for o in report["per_query"])
+
+
 @pytest.mark.bench
 @needs_ray
 def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):

@@ -101,3 +101,20 @@ def test_a_server_that_is_down_gives_the_friendly_message(ollama_project, settin
     result = services.ask(project=ollama_project, question="How do I get my money back?")
     assert result.error == "unavailable"
     assert Interaction.objects.get(project=ollama_project).error == "generator_unavailable"
+
+
+def test_the_answerability_check_guards_ollama_only_when_the_project_asks(
+    ollama_project, fake_ollama
+):
+    fake_ollama.tokens = ["Ask for a refund [1]."]
+    asked = {"question": "How do I get my money back?", "topic": "Billing"}
+    first = services.ask(project=ollama_project, **asked)
+    assert Interaction.objects.get(answer_id=first.answer_id).answerability == {}
+
+    ollama_project.check_llm_answers = True
+    ollama_project.save()
+    second = services.ask(project=ollama_project, **asked)
+    check = Interaction.objects.get(answer_id=second.answer_id).answerability
+    assert check["answerable"] is True and check["reason"] == ""
+    assert "refund" in check["best_sentence"].lower()
+    assert len(fake_ollama.requests_to("/api/chat")) == 2

@@ -173,12 +173,12 @@ def test_a_document_with_html_and_script_links_renders_inert(live, page):
         url="https://docs.example/flux",
         text=(
             "## Flux capacitor power\n\n"
+            # Every trap in the sentence that answers: the extractive answerer quotes only
+            # the sentences that answer the question.
             'The flux capacitor needs 1.21 gigawatts <img src=x onerror="window.pwned=1"> '
-            "of power to travel in time. "
-            "Read the [flux capacitor power manual](javascript:window.pwned=2) to learn how "
-            "much power the flux capacitor needs. "
-            "The flux capacitor power comes from lightning ![power](https://evil.example/t.png) "
-            "or plutonium.\n"
+            "of power ![power](https://evil.example/t.png) to travel in time, says the "
+            "[flux capacitor power manual](javascript:window.pwned=2). "
+            "The flux capacitor power comes from lightning or plutonium.\n"
         ),
     )  # fmt: skip
     frames = record_frames(page)

@@ -11,7 +11,8 @@ from typing import Any, Literal
 from assistant.ask.intake import settings_for
 from assistant.memory.services import memory_command, memory_learn, memory_recall
 from assistant.models import Interaction, Project
-from assistant.rag.answering import Answer, Pipeline, is_refusal
+from assistant.rag.answerability import Verdict
+from assistant.rag.answering import Answer, is_refusal
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import SORRY, Question, Retrieval, Turn
@@ -41,6 +42,19 @@ class AskResult:
     error: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
     conversation_id: str = ""
+
+
+def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
+    """What the answerability check said, as logged and shown ({} when it did not run)."""
+    if verdict is None:
+        return {}
+    return {
+        "answerable": verdict.answerable,
+        "score": verdict.score,
+        "reason": verdict.reason,
+        "features": verdict.features,
+        "best_sentence": verdict.best_sentence,
+    }
 
 
 def sources_of(retrieval: Retrieval) -> list[dict[str, Any]]:
@@ -83,9 +97,10 @@ def ask_stream(
     if user_key:
         asked = log.question = _with_memory(log, user_key, asked, clock)
     try:
-        pipeline = Pipeline(
+        pipeline = runtime.pipeline(
             retriever=runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id),
-            generator=runtime.generator_for(project.generator),
+            generator_choice=project.generator,
+            check_llm_answers=project.check_llm_answers,
         )
         answer = pipeline.answer(asked, settings_for(project), {"project_id": project.id})
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
@@ -268,6 +283,7 @@ class _Log:
             error=self.error,
             latency_ms=latency,
             memory=self.memory,
+            answerability=verdict_log(self.answer.verdict if self.answer else None),
             total_ms=latency["total_ms"],
         )
 

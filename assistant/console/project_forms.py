@@ -37,7 +37,7 @@ class ProjectForm(forms.ModelForm):
         model = Project
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
-            "generator",
+            "generator", "check_llm_answers",
         ]  # fmt: skip
         labels = {
             "num_candidates": "Candidates",

@@ -15,10 +15,9 @@ from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
 from assistant.ask.intake import settings_for
-from assistant.ask.services import UNAVAILABLE
+from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
-from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
@@ -55,6 +54,8 @@ class SandboxRun:
     searched: list[str] = field(default_factory=list)
     #: Set when the answer is left to `sandbox_answer_stream`.
     stream_token: str = ""
+    #: The answerability check ({} when it did not run): score, reason, best sentence.
+    answerability: dict[str, object] = field(default_factory=dict)
     #: Which form of the query won: "question", or "with_history" for a follow-up.
     query_form: str = "question"
 
@@ -87,9 +88,10 @@ def sandbox_run(
     history = (Turn("user", previous.strip()),) if previous.strip() else ()
     asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
-        pipeline = Pipeline(
+        pipeline = runtime.pipeline(
             retriever=runtime.retriever(chunks=chunks_by_vector_id),
-            generator=runtime.generator_for(project.generator),
+            generator_choice=project.generator,
+            check_llm_answers=project.check_llm_answers,
         )
         answer = pipeline.answer(asked, settings, {"project_id": project.id})
     except Exception:  # noqa: BLE001 - any failing model or store is shown the same way
@@ -142,6 +144,7 @@ def sandbox_run(
         timings_ms=retrieval.timings_ms,
         searched=retrieval.searched,
         stream_token=token,
+        answerability=verdict_log(answer.verdict),
         query_form=retrieval.query_form,
     )
 

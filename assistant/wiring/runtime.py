@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from assistant.rag.answerability import Answerability
+from assistant.rag.answering import Pipeline
 from assistant.rag.caching import CachingRetriever
-from assistant.rag.extractive import ExtractiveGenerator
+from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
 from assistant.rag.ports import ChunkLookup, Embedder, Generator, Reranker, Retrieves, VectorStore
 from assistant.rag.retrieval import Retriever
 
@@ -83,15 +84,20 @@ def memory_store() -> VectorStore:
 
 
 @cache
+def sentence_scorer() -> CrossEncoderScorer:
+    """Sentences scored by the cross-encoder against the question; shared by the answerability
+    check and the extractive answerer, so each sentence is read once per question."""
+    return CrossEncoderScorer(reranker())
+
+
+@cache
 def extractive_generator() -> ExtractiveGenerator:
-    model = embedder()
+    return ExtractiveGenerator(sentence_scorer())
 
-    def similarity(query: str, sentences: Sequence[str]) -> list[float]:
-        query_vector = model.embed_query(query)
-        vectors = model.embed_documents(sentences)
-        return [sum(a * b for a, b in zip(query_vector, v, strict=True)) for v in vectors]
 
-    return ExtractiveGenerator(similarity)
+@cache
+def answerability() -> Answerability:
+    return Answerability(scorer=sentence_scorer())
 
 
 @cache
@@ -115,6 +121,19 @@ def generator_for(choice: str) -> Generator:
             return extractive_generator()
         return ollama_generator()
     return extractive_generator()
+
+
+def pipeline(
+    *, retriever: Retrieves, generator_choice: str, check_llm_answers: bool = False
+) -> Pipeline:
+    """The answer path as every door runs it. The answerability check always guards the
+    extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
+    it the check is the project's choice (`Project.check_llm_answers`)."""
+    generator = generator_for(generator_choice)
+    check = generator.id == ExtractiveGenerator.id or check_llm_answers
+    return Pipeline(
+        retriever=retriever, generator=generator, answerability=answerability() if check else None
+    )
 
 
 def retriever(*, chunks: ChunkLookup) -> Retriever:
@@ -149,7 +168,9 @@ def reset() -> None:
             reranker,
             chunk_store,
             memory_store,
+            sentence_scorer,
             extractive_generator,
+            answerability,
             ollama_generator,
         ):
             factory.cache_clear()

@@ -42,6 +42,9 @@ def test_it_shows_the_query_every_candidate_the_prompt_and_the_answer(staff_clie
     assert len(kept) <= demo.max_kept
     assert "Knowledge base texts:" in html  # the prompt
     assert "refund" in html.lower()
+    check = re.search(r'data-testid="answerability">(.*?)</p>', html, re.S)
+    assert check and "a sentence of the kept passages answers the question" in check.group(1)
+    assert "Best sentence:" in check.group(1) and "refund" in check.group(1).lower()
     assert not Interaction.objects.filter(project=demo).exists()  # experiments are not logged
 
 

@@ -84,6 +84,8 @@ def load_queries(path: Path) -> list[Query]:
                 gold_page=str(row.get("gold_page") or ""),
                 history=_history(path, row),
                 kind=str(row.get("kind") or ""),
+                # The gold answers (ClapNQ) that `evaluate --answers` scores against.
+                extra={k: row[k] for k in ("answers_all",) if k in row},
             )
         )
     return queries

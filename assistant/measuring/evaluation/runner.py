@@ -23,7 +23,11 @@ from assistant.measuring.evaluation.metrics import (
     wilson,
 )
 from assistant.rag.retrieval import Retriever
-from assistant.rag.types import Question, Settings, Turn
+from assistant.rag.types import Question, Retrieval, Settings, Turn
+
+#: Goes on from a question's retrieval to the answer (answers.answer_outcome); its outcome keys
+#: join the question's, its `answered`/`refused` replacing the gate's.
+AnswerStep = Callable[[Query, Question, Retrieval], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +47,7 @@ def evaluate(
     queries: Sequence[Query],
     config: RunConfig,
     progress: Callable[[int, int], None] | None = None,
+    answer: AnswerStep | None = None,
 ) -> dict[str, Any]:
     settings = Settings(
         threshold=config.threshold,
@@ -95,6 +100,8 @@ def evaluate(
                 outcome["answered"] = kept_any
         elif kept_any is not None:
             outcome["refused"] = not kept_any
+        if answer is not None:
+            outcome.update(answer(query, question, retrieval))
         outcomes.append(outcome)
         if progress:
             progress(number, len(queries))

@@ -6,6 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from assistant.measuring.eval_index import open_eval_index
+from assistant.measuring.evaluation import answers
+from assistant.measuring.evaluation.answers import answer_step
 from assistant.measuring.evaluation.compare import (
     ComparisonError,
     compare,
@@ -46,6 +48,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--rerank-tokens", type=int, default=settings.ASKDOCS_RERANK_MAX_TOKENS,
             help="Query and passage tokens the cross-encoder reads",
+        )  # fmt: skip
+        parser.add_argument(
+            "--answers", action="store_true",
+            help="Also answer each question (answerability check, generator: extractive, or "
+            "Ollama when OLLAMA_HOST is set) and score the answer against `answers_all`",
         )  # fmt: skip
         parser.add_argument("--limit", type=int, help="Only the first N queries")
         parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
@@ -102,8 +109,11 @@ class Command(BaseCommand):
         report = evaluate(
             index=index, retriever=retriever, queries=queries, config=config,
             progress=lambda done, total: asked.update(1),
+            answer=answer_step(index, retriever) if options["answers"] else None,
         )  # fmt: skip
         asked.close()
+        if options["answers"]:
+            report.update(answers.summary(report["per_query"]))
         report["config"]["corpus"] = str(corpus_path)
         report["config"]["queries"] = str(options["queries"])
         report["config"]["embedder"] = embedder.id
@@ -126,12 +136,15 @@ class Command(BaseCommand):
 
     def _format(self, report: dict) -> str:
         lines = [f"{'metric':<14}{'value':>8}   95% interval"]
-        for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5",
-                    "answered", "refused", "n_answerable", "n_unanswerable"):  # fmt: skip
+        answer_keys = ("answer_rougeL", "oracle_rougeL", "answer_cites_gold", "answer_words")
+        for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5", "answered",
+                    "refused", "n_answerable", "n_unanswerable", *answer_keys):  # fmt: skip
             value = report.get(key)
             shown = (
                 "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else value)
             )
+            if key not in report:
+                continue
             interval = report["ci95"].get(key)
             ci = f"   {interval[0]:.3f} – {interval[1]:.3f}" if interval else ""
             lines.append(f"{key:<14}{shown:>8}{ci}")
@@ -142,6 +155,9 @@ class Command(BaseCommand):
         for kind, row in report.get("by_kind", {}).items():
             shares = " ".join(f"{k} {v:.3f}" for k, v in row.items() if k != "n" and v is not None)
             lines.append(f"kind {kind or '-':<12} n {row['n']:>4}  {shares}")
-        for stage, stats in report["latency_ms"].items():
+        stages = report["latency_ms"] | (
+            {"answerability": report["answerability_ms"]} if report.get("answerability_ms") else {}
+        )
+        for stage, stats in stages.items():
             lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
         return "\n".join(lines)

@@ -1,0 +1,122 @@
+"""`evaluate --answers`: the answer the user reads, scored against the gold answers.
+
+Each question goes on from its retrieval through the rest of the real answer path (the
+answerability check and the generator, as `Pipeline.respond` runs them) and, where the query
+file has `answers_all` (ClapNQ), the answer text is scored: ROUGE-L F1 against the closest gold
+answer; whether a cited passage ([n]) is a gold one; its length; and an extractive oracle, the
+best one to three sentences of the kept passages by ROUGE-L: the ceiling for an answerer that
+quotes, so the two numbers together say how much sentence choice leaves on the table."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from statistics import mean
+from typing import Any
+
+from rouge_score import rouge_scorer
+
+from assistant.measuring.evaluation.dataset import Query
+from assistant.measuring.evaluation.index import EvalIndex
+from assistant.measuring.evaluation.metrics import median_p95
+from assistant.measuring.evaluation.runner import AnswerStep
+from assistant.rag.answering import Pipeline, is_refusal
+from assistant.rag.extractive import split_units
+from assistant.rag.ports import Retrieves
+from assistant.rag.types import Candidate, Question, Retrieval
+
+ORACLE_SENTENCES = 3
+_MARKER = re.compile(r"\s*\[(\d+)\]")
+_ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+def rouge_l(prediction: str, golds: Sequence[str]) -> float:
+    """ROUGE-L F1 against the closest of the gold answers."""
+    return max((_ROUGE.score(gold, prediction)["rougeL"].fmeasure for gold in golds), default=0.0)
+
+
+def without_markers(text: str) -> str:
+    return " ".join(_MARKER.sub("", text).split())
+
+
+def cited(text: str, kept: Sequence[Candidate]) -> list[Candidate]:
+    """The kept passages the answer's [n] markers point at (markers out of range are ignored)."""
+    numbers = dict.fromkeys(int(n) for n in _MARKER.findall(text))
+    return [kept[n - 1] for n in numbers if 1 <= n <= len(kept)]
+
+
+def oracle(kept: Sequence[Candidate], golds: Sequence[str]) -> float:
+    """Greedy: the best sentence, then whichever sentence raises ROUGE-L most, up to three,
+    always read in passage order (as an extractive answer quotes them)."""
+    units = [u for i, c in enumerate(kept) for u in split_units(i, c.chunk.text)]
+    chosen: list[int] = []
+    best = 0.0
+    for _ in range(ORACLE_SENTENCES):
+        gains = [
+            (rouge_l(" ".join(units[j].text for j in sorted([*chosen, i])), golds), i)
+            for i in range(len(units))
+            if i not in chosen
+        ]
+        if not gains:
+            break
+        score, pick = max(gains)
+        if score <= best:
+            break
+        best, chosen = score, [*chosen, pick]
+    return best
+
+
+def answer_outcome(
+    *,
+    pipeline: Pipeline,
+    index: EvalIndex,
+    query: Query,
+    question: Question,
+    retrieval: Retrieval,
+) -> dict[str, Any]:
+    """The per-question outcome of the answer: `answered`/`refused` (the final text, so the
+    answerability check's refusals count) and, where gold answers exist, the scores."""
+    answer = pipeline.respond(question, retrieval)
+    text = "".join(answer.tokens)
+    refused = is_refusal(text)
+    outcome: dict[str, Any] = {"answered" if query.answerable else "refused": (
+        not refused if query.answerable else refused)}  # fmt: skip
+    verdict = getattr(answer, "verdict", None)
+    if verdict is not None:
+        outcome["answerability"] = verdict.score
+        outcome["answerability_ms"] = verdict.ms
+    if refused:
+        return outcome
+    plain = without_markers(text)
+    outcome["answer_words"] = len(plain.split())
+    golds = [str(g) for g in query.extra.get("answers_all") or []]  # type: ignore[attr-defined]
+    if query.answerable and golds:
+        kept = retrieval.kept
+        outcome["answer_rougeL"] = round(rouge_l(plain, golds), 4)
+        outcome["oracle_rougeL"] = round(oracle(kept, golds), 4)
+        sections = {index.chunks[c.chunk.id].section_id for c in cited(text, kept)}
+        outcome["answer_cites_gold"] = bool(sections & query.relevant_ids)
+    return outcome
+
+
+def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Means over the answered questions that have each score."""
+    report: dict[str, Any] = {}
+    for key in ("answer_rougeL", "oracle_rougeL", "answer_cites_gold", "answer_words"):
+        values = [float(o[key]) for o in outcomes if key in o]
+        report[key] = round(mean(values), 4) if values else None
+    report["n_answers_scored"] = sum(1 for o in outcomes if "answer_rougeL" in o)
+    report["answerability_ms"] = median_p95([o["answerability_ms"] for o in outcomes
+                                             if "answerability_ms" in o])  # fmt: skip
+    return report
+
+
+def answer_step(index: EvalIndex, retriever: Retrieves) -> AnswerStep:
+    """The rest of the answer path as the product builds it (assistant/runtime.py), on the
+    evaluation's own retriever."""
+    from assistant.wiring import runtime
+
+    pipeline = runtime.pipeline(retriever=retriever, generator_choice="auto")
+    return lambda query, question, retrieval: answer_outcome(
+        pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval
+    )

@@ -1,0 +1,149 @@
+"""Answerability: do the kept passages hold an answer, or are they only on topic?
+
+The relevance gate reads whole passages, so a passage about the right thing passes it even
+when no sentence in it answers the question ("When was X born?" against X's biography without
+a date). This check reads single sentences with the same cross-encoder, and combines what it
+sees in a small logistic model:
+
+- the best sentence's relevance: an answer lives in a sentence, not in a passage's topic;
+- the best passage's relevance: the gate's own evidence;
+- how many of the question's content words the best sentence covers, and the kept passages
+  cover: a question whose key terms appear nowhere is asking about something that is absent.
+
+Each holds for any corpus. The coefficients live in `answerability.json`, fitted on dev data
+by `manage.py fit_answerability` (assistant/evaluation/answerability_fit.py); pure Python here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assistant.rag.extractive import (
+    MAX_PASSAGES,
+    SentenceScorer,
+    in_context,
+    sentence_query,
+    units_of,
+)
+from assistant.rag.types import Candidate, Question
+
+MODEL_FILE = Path(__file__).with_name("answerability.json")
+FEATURES = ("sentence_logit", "passage_logit", "sentence_coverage", "kept_coverage")
+
+_WORD = re.compile(r"[a-z0-9]+")
+# Question words and glue: they say how something is asked, not what about.
+_STOP = frozenset(
+    """a an the of to in on at by for from with about into over under and or but not no is are
+    was were be been being am do does did doing have has had having can could should would will
+    shall may might must what when where which who whom whose why how this that these those it
+    its i me my we our you your he she they them their his her there here than then so if as
+    any all some many much more most such only also just very get gets got use used using one
+    name tell does way ways""".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    coefficients: dict[str, float]
+    intercept: float
+    #: Refuse below this probability of "answerable".
+    threshold: float
+
+    @classmethod
+    def load(cls, path: Path = MODEL_FILE) -> Model:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            coefficients={k: float(data["coefficients"][k]) for k in FEATURES},
+            intercept=float(data["intercept"]),
+            threshold=float(data["threshold"]),
+        )
+
+    def probability(self, features: dict[str, float]) -> float:
+        z = self.intercept + sum(w * features[k] for k, w in self.coefficients.items())
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    answerable: bool
+    #: The model's probability that the kept passages answer the question.
+    score: float
+    #: Why it refused, in words an admin can act on ("" when it answered).
+    reason: str
+    features: dict[str, float] = field(default_factory=dict)
+    best_sentence: str = ""
+    ms: float = 0.0
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-cased words that carry meaning, cut to a crude stem ("expires" ~ "expire")."""
+    return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
+
+
+def _stem(word: str) -> str:
+    return word[:6]
+
+
+def coverage(question_words: set[str], text: str) -> float:
+    if not question_words:
+        return 1.0
+    return len(question_words & content_words(text)) / len(question_words)
+
+
+def logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+class Answerability:
+    def __init__(
+        self,
+        *,
+        scorer: SentenceScorer,
+        model: Model | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.scorer = scorer
+        self.model = model or Model.load()
+        self.clock = clock
+
+    def features(
+        self, question: Question, kept: Sequence[Candidate]
+    ) -> tuple[dict[str, float], str]:
+        # The same sentences the extractive answerer reads: their scores are computed once.
+        units = units_of(kept)
+        scores = self.scorer(sentence_query(question), in_context(units, kept))
+        best = max(range(len(units)), key=lambda i: scores[i])
+        words = content_words(question.text)
+        features = {
+            "sentence_logit": logit(scores[best]),
+            "passage_logit": logit(kept[0].relevance if kept[0].relevance is not None else 0.5),
+            "sentence_coverage": coverage(words, units[best].text),
+            "kept_coverage": coverage(words, " ".join(c.chunk.text for c in kept[:MAX_PASSAGES])),
+        }
+        return features, units[best].text
+
+    def judge(self, question: Question, kept: Sequence[Candidate]) -> Verdict:
+        started = self.clock()
+        features, sentence = self.features(question, kept)
+        score = self.model.probability(features)
+        answerable = score >= self.model.threshold
+        reason = "" if answerable else _reason(features)
+        ms = round((self.clock() - started) * 1000, 2)
+        rounded = {k: round(v, 4) for k, v in features.items()}
+        return Verdict(answerable, round(score, 4), reason, rounded, sentence, ms)
+
+
+def _reason(features: dict[str, float]) -> str:
+    best = 1.0 / (1.0 + math.exp(-features["sentence_logit"]))
+    share = features["sentence_coverage"]
+    return (
+        "The passages are on topic, but no sentence in them answers the question "
+        f"(best sentence {best:.2f}; it has {share:.0%} of the question's key words)."
+    )

@@ -1,0 +1,85 @@
+"""Extractive answers on the demo content (real models): the answer is the sentence that
+answers, not a sentence of a passage that merely shares the topic; and a question whose
+passages are on topic but hold no answer is refused by the answerability check."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from assistant.ask import services
+from assistant.models import Interaction, Project
+from assistant.rag.types import SORRY
+from ingestion.models import Source, SyncRun
+from ingestion.sync import source_sync
+from ingestion.uploads import source_file_add
+
+pytestmark = pytest.mark.django_db
+
+#: Every sentence but the answer says "student discount": embedding similarity used to
+#: leave the answer out ("To apply for the student discount, open ..." came first).
+STUDENT_PAGE = b"""# Student discount
+
+Students get 50% off the Team plan.
+
+## Applying
+
+To apply for the student discount, open **Billing > Discounts** and choose **Student**. The
+student discount needs a university e-mail address. The student discount is renewed every year
+while you study. The student discount cannot be combined with other discounts. Your student
+discount ends when you graduate.
+"""
+
+
+def test_an_export_question_is_not_answered_with_delivery_times(demo) -> None:  # noqa: ANN001
+    result = services.ask(project=demo, question="How long does an export take?")
+    assert not result.refused
+    assert "up to an hour" in result.answer
+    assert "Standard delivery" not in result.answer
+    assert "business days" not in result.answer
+
+
+def test_a_token_expiry_question_does_not_append_the_intro_sentence(demo) -> None:  # noqa: ANN001
+    result = services.ask(
+        project=demo,
+        question="When does it expire?",
+        topic="Retrieval endpoint token management",
+    )
+    assert not result.refused
+    assert "90 days" in result.answer
+    assert "protected by tokens" not in result.answer
+    logged = Interaction.objects.get(answer_id=result.answer_id)
+    assert logged.answerability["answerable"] is True
+    assert "90 days" in logged.answerability["best_sentence"]
+
+
+@pytest.fixture
+def student_project(settings, tmp_path) -> Project:  # noqa: ANN001
+    settings.DATA_DIR = tmp_path
+    project = Project.objects.create(
+        name=f"students-{uuid.uuid4().hex[:8]}", generator=Project.Generator.EXTRACTIVE
+    )
+    files = Source.objects.create(project=project, kind=Source.Kind.FILES, name="files")
+    source_file_add(source=files, name="student-discount.md", data=STUDENT_PAGE)
+    assert source_sync(source=files).status == SyncRun.Status.SUCCEEDED
+    return project
+
+
+def test_an_uploaded_student_discount_page_answers_with_the_discount(student_project) -> None:  # noqa: ANN001
+    result = services.ask(project=student_project, question="Do you offer a student discount?")
+    assert not result.refused
+    assert "Students get 50% off" in result.answer
+
+
+def test_an_on_topic_question_without_an_answer_is_refused_with_a_reason(
+    student_project,  # noqa: ANN001
+) -> None:
+    result = services.ask(project=student_project, question="How many students use the discount?")
+    logged = Interaction.objects.get(answer_id=result.answer_id)
+    assert result.refused and result.answer == SORRY and result.sources == []
+    assert logged.kept_count > 0  # the gate let the student-discount page through...
+    check = logged.answerability  # ...and the answerability check refused, before any generator
+    assert check["answerable"] is False and check["score"] < 0.5
+    assert "no sentence in them answers the question" in check["reason"]
+    assert logged.generator == "" and logged.refused
