@@ -33,7 +33,7 @@ class Command(BaseCommand):
         "report k-fold cross-validation, and write the model next to the check."
     )
 
-    def add_arguments(self, parser):  # type: ignore[no-untyped-def]
+    def add_arguments(self, parser):
         parser.add_argument(
             "--data", nargs=2, action="append", metavar=("CORPUS", "QUERIES"), type=Path,
             help="A corpus and its dev queries (repeat for several datasets)",
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         parser.add_argument("--folds", type=int, default=5)
         parser.add_argument("--out", type=Path, default=MODEL_FILE)
 
-    def handle(self, *args: object, **options) -> None:  # type: ignore[no-untyped-def]
+    def handle(self, *args: object, **options) -> None:
         cache: Path | None = options["features"]
         if cache is not None and cache.is_file():
             examples = [Example(**row) for row in json.loads(cache.read_text())]
