@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ INSTALLED_APPS = [
     "assistant.measuring",
     "ingestion",
     "feedback",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +84,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a login refused for a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "assistant.urls"
@@ -283,6 +287,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "/admin/login/"
+# Login throttling (django-axes) on both login pages, the console's and Django admin's: a
+# username tried from one address is locked after this many failures, the right password
+# included, until the lock expires or `manage.py axes_reset_username NAME` lifts it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked login before any check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("ASKDOCS_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("ASKDOCS_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+# Username and address together: a stranger guessing cannot lock the real user out from
+# elsewhere, and one address cannot lock every account by trying each name once.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True  # a successful login forgets the earlier failures
+AXES_LOCKOUT_TEMPLATE = "console/lockout.html"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
