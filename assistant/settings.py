@@ -7,6 +7,7 @@ layer and ONNX models. Set DATABASE_URL, REDIS_URL, CHROMA_URL or OLLAMA_HOST to
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -317,8 +318,26 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG or TESTING
 
+# --- HTTPS: on by default outside debug and tests, so a deployment is safe as it stands ----------
+# (served over HTTPS, itself or behind a TLS-terminating proxy). `.bin/run` sets ASKDOCS_HTTPS=0
+# for plain http on 127.0.0.1. `manage.py check --deploy` passes with it on.
+HTTPS = envbool("ASKDOCS_HTTPS", not (DEBUG or TESTING))
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers and orchestrators probe over plain http
+# HSTS: browsers then refuse plain http to this host (and its subdomains) for this long.
+SECURE_HSTS_SECONDS = envint("ASKDOCS_HSTS_SECONDS", 31_536_000 if HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("ASKDOCS_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = envbool("ASKDOCS_HSTS_PRELOAD", True)
+# The header a TLS-terminating proxy sets to "https" (and must overwrite when a client sends
+# it); without it every request would look like plain http and redirect forever.
+_proxy_header = env("ASKDOCS_PROXY_SSL_HEADER", "X-Forwarded-Proto" if HTTPS else "").strip()
+if _proxy_header and not re.fullmatch(r"[A-Za-z0-9-]+", _proxy_header):
+    raise ImproperlyConfigured(f"ASKDOCS_PROXY_SSL_HEADER={_proxy_header!r} is not a header name.")
+SECURE_PROXY_SSL_HEADER = (
+    (f"HTTP_{_proxy_header.upper().replace('-', '_')}", "https") if _proxy_header else None
+)
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = envbool("DJANGO_SECURE_COOKIES", not DEBUG)
+SESSION_COOKIE_SECURE = envbool("DJANGO_SECURE_COOKIES", HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
