@@ -19,6 +19,7 @@ ROUTES = [
     ("console-feedback-export", "get", None), ("console-tuner", "get", None),
     ("console-projects", "get", None), ("console-project", "post", "project"),
     ("console-project-rotate", "post", "project"), ("console-sources", "get", None),
+    ("console-project-new", "post", None), ("console-project-rotate-secret", "post", "project"),
     ("console-source-new", "post", "kind"), ("console-source", "get", "source"),
     ("console-source-sync", "post", "source"), ("console-source-edit", "post", "source"),
     ("console-source-delete", "post", "source"), ("console-documents", "get", "source"),
