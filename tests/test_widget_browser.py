@@ -281,3 +281,15 @@ def test_when_websockets_are_blocked_it_answers_over_server_sent_events(live, pa
     assert "refund" in dialog.locator(".a .md").inner_text().lower()
     assert dialog.get_by_role("list", name="Sources").get_by_role("link").count() >= 1
     assert streams == [f"{live.url}/api/v1/ask/stream"]
+
+
+def test_favicon_ico_is_an_icon_not_a_404(live, page, client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == "/static/favicon.svg"
+    icon = client.get("/favicon.ico", follow=True)
+    assert icon.status_code == 200 and icon["Content-Type"] == "image/svg+xml"
+    assert b"<svg" in b"".join(icon.streaming_content)
+
+    shown = page.goto(f"{live.url}/favicon.ico")
+    assert shown.status == 200 and shown.headers["content-type"] == "image/svg+xml"
+    page.screenshot(path=str(ARTIFACTS / "widget-favicon.png"))
