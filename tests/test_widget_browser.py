@@ -293,3 +293,39 @@ def test_favicon_ico_is_an_icon_not_a_404(live, page, client):
     shown = page.goto(f"{live.url}/favicon.ico")
     assert shown.status == 200 and shown.headers["content-type"] == "image/svg+xml"
     page.screenshot(path=str(ARTIFACTS / "widget-favicon.png"))
+
+
+def inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["y"] >= outer["y"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+    )
+
+
+def test_the_launcher_hides_while_the_panel_is_open_and_the_comment_box_is_in_view(live, page):
+    page.set_viewport_size({"width": 1280, "height": 500})  # a short panel: the answer fills it
+    page.goto(f"{live.url}/demo/billing/")
+    launcher = page.get_by_role("button", name="Ask AI")
+    launcher.click()
+    dialog = page.get_by_role("dialog")
+    assert dialog.is_visible() and launcher.is_hidden()
+    dialog.get_by_role("textbox", name="Your question").press("Enter")
+    answer = dialog.locator(".a").last
+    answer.locator(".fb").wait_for()
+
+    answer.get_by_role("button", name="Not helpful").click()
+    comment = answer.get_by_role("textbox", name="What was wrong? (optional)")
+    comment.wait_for()
+    log = dialog.get_by_role("log")
+    log.evaluate("l => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    form = answer.locator(".fb form")
+    assert inside(form.bounding_box(), log.bounding_box())
+    assert comment.evaluate("t => t.getRootNode().activeElement === t")
+    page.screenshot(path=str(ARTIFACTS / "widget-comment-in-view.png"))
+
+    page.keyboard.press("Escape")
+    assert dialog.is_hidden() and launcher.is_visible()
+    assert launcher.evaluate("b => b.getRootNode().activeElement === b")
+    assert launcher.get_attribute("aria-expanded") == "false"

@@ -135,7 +135,7 @@
     ".launch{background:var(--c);color:#fff;border:0;border-radius:999px;padding:12px 20px;font-weight:600;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.2)}" +
     ".panel{position:absolute;bottom:60px;" + (cfg.left ? "left:0" : "right:0") +
     ";width:380px;max-width:calc(100vw - 24px);height:560px;max-height:calc(100vh - 100px);background:#fff;border:1px solid #d9dce6;border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.22);display:flex;flex-direction:column;overflow:hidden}" +
-    ".panel[hidden]{display:none}" +
+    ".panel[hidden],.launch[hidden]{display:none}.open .panel{bottom:0;max-height:calc(100vh - 40px)}" +
     "header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:var(--c);color:#fff}" +
     "h2{font-size:16px;margin:0;flex:1}header small{display:block;font-weight:400;opacity:.85;font-size:12px}" +
     ".x{background:transparent;border:0;color:#fff;font-size:22px;line-height:1;cursor:pointer;padding:2px 8px;border-radius:6px}" +
@@ -151,7 +151,7 @@
     ".fb button,.retry{background:#fff;border:1px solid #d9dce6;border-radius:8px;padding:3px 10px;cursor:pointer;line-height:0}.retry{line-height:1.5}" +
     ".hint{color:#5b6478;font-size:14px;margin:4px 0}" +
     ".fb button[aria-pressed=true]{border-color:var(--c);background:#eef1fb}" +
-    ".fb form{display:flex;gap:6px;width:100%}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid #d9dce6;border-radius:8px;padding:4px 8px}" +
+    ".fb form{display:flex;gap:6px;width:100%;scroll-margin:12px}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid #d9dce6;border-radius:8px;padding:4px 8px}" +
     ".err{color:#a61e1e;margin:6px 0}.status{min-height:20px;padding:0 14px;font-size:13px;color:#5b6478}" +
     "form.ask{display:flex;gap:8px;padding:10px 14px 14px;border-top:1px solid #eceef4}" +
     "form.ask textarea{flex:1;resize:none;border:1px solid #c9cdd9;border-radius:10px;padding:8px 10px;height:44px}" +
@@ -160,7 +160,7 @@
     ":focus-visible{outline:3px solid #f59f00;outline-offset:2px}" +
     ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}" +
     "@media (max-width:480px){.w{left:8px;right:8px;bottom:8px}.launch{float:right}" +
-    ".panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}}";
+    ".panel,.open .panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}}";
 
   // ---- Build ----------------------------------------------------------------------------------
   var host = document.createElement("ask-ai-widget");
@@ -214,9 +214,13 @@
   showTopic();
 
   // ---- Open, close, keyboard ------------------------------------------------------------------
+  // The launcher hides while the panel is open (it would sit under it) and comes back, with
+  // the focus, when the panel closes.
   function open() {
     if (!panel.hidden) return input.focus();
     panel.hidden = false;
+    launcher.hidden = true;
+    wrap.classList.add("open");
     launcher.setAttribute("aria-expanded", "true");
     if (!input.value) input.value = cfg.question;
     input.focus();
@@ -224,6 +228,8 @@
   }
   function close() {
     panel.hidden = true;
+    launcher.hidden = false;
+    wrap.classList.remove("open");
     launcher.setAttribute("aria-expanded", "false");
     launcher.focus();
   }
@@ -425,7 +431,9 @@
         note.textContent = "Thank you, we'll use it to improve the answers.";
       }, function () { note.textContent = "Could not send your comment."; });
     });
-    t.focus();
+    // The box is added below the last answer: bring all of it (and its Send) into the panel.
+    t.focus({ preventScroll: true });
+    f.scrollIntoView({ block: "nearest" });
   }
 
   // ---- Transport: WebSocket first, server-sent events when sockets are blocked ----------------
