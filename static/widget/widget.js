@@ -138,6 +138,7 @@
     ".panel[hidden],.launch[hidden]{display:none}.open .panel{bottom:0;max-height:calc(100vh - 40px)}" +
     "header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:var(--c);color:#fff}" +
     "h2{font-size:16px;margin:0;flex:1}header small{display:block;font-weight:400;opacity:.85;font-size:12px}" +
+    ".new{background:transparent;border:1px solid rgba(255,255,255,.7);color:#fff;font-size:12px;cursor:pointer;padding:3px 8px;border-radius:6px}" +
     ".x{background:transparent;border:0;color:#fff;font-size:22px;line-height:1;cursor:pointer;padding:2px 8px;border-radius:6px}" +
     ".log{flex:1;overflow-y:auto;padding:12px 14px}" +
     ".q{background:#eef1fb;border-radius:10px;padding:8px 10px;margin:10px 0 6px auto;max-width:90%;width:fit-content;white-space:pre-wrap;overflow-wrap:anywhere}" +
@@ -186,6 +187,8 @@
   var heading = header.appendChild(el("h2", "", cfg.title));
   heading.id = "askai-title";
   var topicLine = heading.appendChild(el("small"));
+  var restart = header.appendChild(el("button", "new", "New conversation"));
+  restart.type = "button";
   var closer = header.appendChild(el("button", "x", "\u00d7"));
   closer.type = "button";
   closer.setAttribute("aria-label", "Close");
@@ -222,6 +225,7 @@
     launcher.hidden = true;
     wrap.classList.add("open");
     launcher.setAttribute("aria-expanded", "true");
+    scrollDown(); // a conversation restored while the panel was hidden: show its latest answer
     if (!input.value) input.value = cfg.question;
     input.focus();
     input.select();
@@ -306,8 +310,15 @@
   Answer.prototype.done = function (f) {
     conversation = f.conversation_id || conversation;
     this.id = f.answer_id;
+    this.show(!!f.refused);
+    remember(this);
+    finish();
+  };
+  // A finished answer: streamed just now, or restored from the visitor's session.
+  Answer.prototype.show = function (refused) {
+    this.refused = refused;
     this.md.replaceChildren(markdown(this.text || SORRY, this.sources));
-    if (f.refused) {
+    if (refused) {
       this.node.classList.add("refused");
     } else if (this.sources.length) {
       var list = this.node.appendChild(el("ol", "src"));
@@ -318,13 +329,12 @@
       });
     }
     feedbackButtons(this);
-    finish();
   };
   Answer.prototype.fail = function (f) {
     var self = this;
     var line = self.node.appendChild(el("p", "err", f.message || "Something went wrong."));
     line.setAttribute("role", "alert");
-    if (f.code === "unknown_conversation") conversation = null;
+    if (f.code === "unknown_conversation") forgetConversation();
     if (f.retry !== false && f.code !== "invalid" && f.code !== "question_too_long") {
       var again = self.node.appendChild(el("button", "retry", "Try again"));
       again.type = "button";
@@ -348,6 +358,50 @@
   function scrollDown() {
     log.scrollTop = log.scrollHeight;
   }
+
+  // ---- The conversation, kept for the visitor's session (this tab, this site) ----------------
+  var KEPT = "askai-conversation:" + cfg.project;
+  var kept = [];
+
+  function store() {
+    try {
+      sessionStorage.setItem(KEPT, JSON.stringify({ conversation: conversation, messages: kept }));
+    } catch (e) { /* storage blocked or full: the conversation lives on this page only */ }
+  }
+  function remember(answer) {
+    kept.push({ question: answer.question, text: answer.text, sources: answer.sources,
+      refused: answer.refused, id: answer.id || null });
+    store();
+  }
+  function forgetConversation() {
+    conversation = null; // the next question starts a new conversation on the server
+    store();
+  }
+  function restore() {
+    var saved;
+    try { saved = JSON.parse(sessionStorage.getItem(KEPT) || "null"); } catch (e) { return; }
+    if (!saved || !Array.isArray(saved.messages)) return;
+    conversation = typeof saved.conversation === "string" ? saved.conversation : null;
+    saved.messages.forEach(function (m) {
+      if (!m || typeof m.question !== "string" || typeof m.text !== "string") return;
+      var answer = new Answer(m.question);
+      answer.text = m.text;
+      answer.sources = Array.isArray(m.sources) ? m.sources : [];
+      answer.id = m.id;
+      answer.show(!!m.refused);
+      kept.push(m);
+    });
+  }
+  function newConversation() {
+    if (current) return; // let the answer on its way finish first
+    kept = [];
+    conversation = null;
+    try { sessionStorage.removeItem(KEPT); } catch (e) { /* storage blocked */ }
+    log.replaceChildren(hint);
+    input.value = "";
+    input.focus();
+  }
+  restart.addEventListener("click", newConversation);
 
   // ---- Feedback -------------------------------------------------------------------------------
   var clientId = (function () {
@@ -548,7 +602,7 @@
         if (input.value === cfg.question) input.value = String(question);
         cfg.question = String(question);
       }
-      conversation = null; // a new page, a new conversation
+      forgetConversation(); // a new page, a new conversation
       showTopic();
     },
     // identify(id, hash): the host page's signed-in user; hash = hex HMAC-SHA256 of the id
@@ -556,7 +610,7 @@
     identify: function (id, hash) {
       cfg.userId = id == null ? "" : String(id);
       cfg.userHash = hash == null ? "" : String(hash);
-      conversation = null;
+      forgetConversation();
     },
     ask: function (question) {
       open();
@@ -567,6 +621,8 @@
       }
     },
   };
+
+  restore();
 
   function mount() {
     document.body.appendChild(host);
