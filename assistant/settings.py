@@ -288,7 +288,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "/admin/login/"
-LOGIN_REDIRECT_URL = "console-home"  # a login without ?next= (Django's default is a 404)
+# After a login without `next`, staff land on the console (Django's default is a 404 here).
+LOGIN_REDIRECT_URL = "/admin/"
 # Login throttling (django-axes) on both login pages, the console's and Django admin's: a
 # username tried from one address is locked after this many failures, the right password
 # included, until the lock expires or `manage.py axes_reset_username NAME` lifts it.

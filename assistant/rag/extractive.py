@@ -155,7 +155,15 @@ class ExtractiveGenerator:
         units = units_of(prompt.passages)
         if not units:
             return []
-        scores = self.scorer(sentence_query(prompt.question), in_context(units, prompt.passages))
+        texts = in_context(units, prompt.passages)
+        scores = self.scorer(sentence_query(prompt.question), texts)
+        bare = " ".join(prompt.question.text.split())
+        if prompt.question.topic.strip():
+            # The topic helps find the page, but within a relevant passage it pulls towards the
+            # sentence that repeats the page's words ("To apply, open Billing > Plans" over
+            # "Students get 50% off" for "(Billing) Do you offer a student discount?"): a
+            # sentence counts as relevant as the better of the two forms of the question.
+            scores = [max(a, b) for a, b in zip(scores, self.scorer(bare, texts), strict=True)]
         # Ties go to the more relevant passage (they come best-first from the reranker).
         scored = sorted(
             zip(units, map(_logit, scores), strict=True),
