@@ -7,7 +7,9 @@ layer and ONNX models. Set DATABASE_URL, REDIS_URL, CHROMA_URL or OLLAMA_HOST to
 from __future__ import annotations
 
 import os
+import re
 import tempfile
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,7 @@ INSTALLED_APPS = [
     "assistant.measuring",
     "ingestion",
     "feedback",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +85,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a login refused for a lockout into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "assistant.urls"
@@ -285,6 +290,20 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "/admin/login/"
 # After a login without `next`, staff land on the console (Django's default is a 404 here).
 LOGIN_REDIRECT_URL = "/admin/"
+# Login throttling (django-axes) on both login pages, the console's and Django admin's: a
+# username tried from one address is locked after this many failures, the right password
+# included, until the lock expires or `manage.py axes_reset_username NAME` lifts it.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked login before any check
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("ASKDOCS_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("ASKDOCS_LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+# Username and address together: a stranger guessing cannot lock the real user out from
+# elsewhere, and one address cannot lock every account by trying each name once.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True  # a successful login forgets the earlier failures
+AXES_LOCKOUT_TEMPLATE = "console/lockout.html"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -301,8 +320,26 @@ STORAGES = {
 }
 WHITENOISE_USE_FINDERS = DEBUG or TESTING
 
+# --- HTTPS: on by default outside debug and tests, so a deployment is safe as it stands ----------
+# (served over HTTPS, itself or behind a TLS-terminating proxy). `.bin/run` sets ASKDOCS_HTTPS=0
+# for plain http on 127.0.0.1. `manage.py check --deploy` passes with it on.
+HTTPS = envbool("ASKDOCS_HTTPS", not (DEBUG or TESTING))
+SECURE_SSL_REDIRECT = HTTPS
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers and orchestrators probe over plain http
+# HSTS: browsers then refuse plain http to this host (and its subdomains) for this long.
+SECURE_HSTS_SECONDS = envint("ASKDOCS_HSTS_SECONDS", 31_536_000 if HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("ASKDOCS_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = envbool("ASKDOCS_HSTS_PRELOAD", True)
+# The header a TLS-terminating proxy sets to "https" (and must overwrite when a client sends
+# it); without it every request would look like plain http and redirect forever.
+_proxy_header = env("ASKDOCS_PROXY_SSL_HEADER", "X-Forwarded-Proto" if HTTPS else "").strip()
+if _proxy_header and not re.fullmatch(r"[A-Za-z0-9-]+", _proxy_header):
+    raise ImproperlyConfigured(f"ASKDOCS_PROXY_SSL_HEADER={_proxy_header!r} is not a header name.")
+SECURE_PROXY_SSL_HEADER = (
+    (f"HTTP_{_proxy_header.upper().replace('-', '_')}", "https") if _proxy_header else None
+)
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = envbool("DJANGO_SECURE_COOKIES", not DEBUG)
+SESSION_COOKIE_SECURE = envbool("DJANGO_SECURE_COOKIES", HTTPS)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import secrets
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -75,3 +77,86 @@ def test_it_uses_the_key_generated_into_the_data_folder(tmp_path):
         ASKDOCS_TESTING="0", DJANGO_DEBUG="0", DJANGO_SECRET_KEY="", ASKDOCS_DATA_DIR=str(tmp_path)
     )
     assert result.returncode == 0, result.stderr
+
+
+def production(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Python with production settings: no debug, a strong key, a real host, HTTPS unset."""
+    key = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(50))
+    environment = {
+        **os.environ, "ASKDOCS_TESTING": "0", "DJANGO_SETTINGS_MODULE": "assistant.settings",
+        "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": key, "DJANGO_ALLOWED_HOSTS": "example.com",
+        "ASKDOCS_DATA_DIR": str(tmp_path),
+    }  # fmt: skip
+    for name in ("ASKDOCS_HTTPS", "DJANGO_SECURE_COOKIES", "ASKDOCS_PROXY_SSL_HEADER"):
+        environment.pop(name, None)
+    return subprocess.run(
+        [sys.executable, *args], cwd=REPO, env={**environment, **env},
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_production_settings_pass_the_deploy_checks(tmp_path):
+    result = production(tmp_path, "manage.py", "check", "--deploy")
+    assert result.returncode == 0, result.stderr
+    assert "security.W0" not in result.stdout + result.stderr
+
+
+def test_plain_http_turns_the_https_settings_off(tmp_path):
+    # What .bin/run does for http://127.0.0.1: no redirect, no HSTS, cookies not Secure-only.
+    result = production(tmp_path, "manage.py", "check", "--deploy", ASKDOCS_HTTPS="0")
+    output = result.stdout + result.stderr
+    for warning in ("security.W004", "security.W008", "security.W012", "security.W016"):
+        assert warning in output
+
+
+HTTPS_SETTINGS = (
+    "SECURE_SSL_REDIRECT SECURE_HSTS_SECONDS SECURE_HSTS_INCLUDE_SUBDOMAINS SECURE_HSTS_PRELOAD"
+    " SECURE_PROXY_SSL_HEADER SESSION_COOKIE_SECURE CSRF_COOKIE_SECURE"
+).split()
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "True 31536000 True True ('HTTP_X_FORWARDED_PROTO', 'https') True True"),
+        ({"ASKDOCS_HTTPS": "0"}, "False 0 True True None False False"),
+        (
+            {
+                "ASKDOCS_HSTS_SECONDS": "300",
+                "ASKDOCS_HSTS_PRELOAD": "0",
+                "ASKDOCS_PROXY_SSL_HEADER": "X-Scheme",
+            },
+            "True 300 True False ('HTTP_X_SCHEME', 'https') True True",
+        ),  # fmt: skip
+        ({"ASKDOCS_PROXY_SSL_HEADER": ""}, "True 31536000 True True None True True"),
+    ],
+)
+def test_the_https_settings_come_from_the_environment(tmp_path, env, expected):
+    code = f"from django.conf import settings; print(*map(settings.__getattr__, {HTTPS_SETTINGS}))"
+    result = production(tmp_path, "-c", code, **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
+
+
+def test_a_bad_proxy_header_name_is_named():
+    result = check(ASKDOCS_PROXY_SSL_HEADER="X Forwarded: proto")
+    assert result.returncode != 0
+    assert "ASKDOCS_PROXY_SSL_HEADER='X Forwarded: proto' is not a header name" in result.stderr
+
+
+@pytest.mark.django_db
+def test_behind_the_proxy_plain_http_is_redirected_but_healthz_is_not(client, settings):
+    from assistant import settings as product
+
+    # The product's HTTPS settings as ASKDOCS_HTTPS=1 makes them (tests run with it off).
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_REDIRECT_EXEMPT = product.SECURE_REDIRECT_EXEMPT
+    settings.SECURE_HSTS_SECONDS = 31_536_000
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    plain = client.get("/admin/login/", headers={"X-Forwarded-Proto": "http"})
+    assert plain.status_code == 301
+    assert plain["Location"] == "https://testserver/admin/login/"
+    assert client.get("/healthz").status_code == 200  # load balancers probe over plain http
+    secure = client.get("/admin/login/", headers={"X-Forwarded-Proto": "https"})
+    assert secure.status_code == 200
+    assert secure["Strict-Transport-Security"].startswith("max-age=31536000")

@@ -119,7 +119,8 @@ def test_createadmin_makes_a_staff_login_from_the_environment(client, monkeypatc
     out = StringIO()
     call_command("createadmin", stdout=out)
     assert "Created staff user 'ops'" in out.getvalue()
-    assert client.login(username="ops", password="s3cret-pass-42")
+    response = client.post("/admin/login/", {"username": "ops", "password": "s3cret-pass-42"})
+    assert response.status_code == 302
     assert client.get("/admin/sandbox/").status_code == 200
 
 
@@ -138,3 +139,50 @@ def test_createadmin_says_nothing_once_a_staff_user_exists(monkeypatch, staff):
     out = StringIO()
     call_command("createadmin", "--url", "http://127.0.0.1:8000/admin/", stdout=out)
     assert out.getvalue() == ""
+
+
+def _fail(client, url: str, username: str, times: int) -> None:  # noqa: ANN001
+    """Wrong passwords: the login page again with its error, until the 5th locks."""
+    for attempt in range(1, times + 1):
+        response = client.post(url, {"username": username, "password": "wrong"})
+        assert response.status_code == (429 if attempt >= 5 else 200)
+
+
+@pytest.mark.parametrize("url", ["/admin/login/", "/django-admin/login/"])
+def test_five_wrong_passwords_lock_the_login_even_for_the_right_one(client, staff, url):
+    _fail(client, url, "ada", 5)
+    response = client.post(url, {"username": "ada", "password": "pw-ada-123"})
+    assert response.status_code == 429
+    page = response.content.decode()
+    assert "Too many failed logins" in page
+    assert "After 5 wrong passwords for <strong>ada</strong>" in page
+    assert "locked for 15 minutes" in page
+    assert "manage.py axes_reset_username ada" in page
+    assert client.get("/admin/sandbox/").status_code == 302  # nobody is logged in
+
+
+def test_the_lock_is_for_that_username_only(client, staff, django_user_model):
+    django_user_model.objects.create_user("grace", password="pw-grace-123", is_staff=True)
+    _fail(client, "/admin/login/", "ada", 5)
+    response = client.post("/admin/login/", {"username": "grace", "password": "pw-grace-123"})
+    assert response.status_code == 302
+
+
+def test_fewer_failures_then_the_right_password_log_in(client, staff):
+    _fail(client, "/admin/login/", "ada", 4)
+    response = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"})
+    assert response.status_code == 302
+    assert client.get("/admin/sandbox/").status_code == 200
+
+
+def test_axes_reset_username_unlocks(client, staff):
+    _fail(client, "/admin/login/", "ada", 5)
+    assert (
+        client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"}).status_code
+        == 429
+    )
+    out = StringIO()
+    call_command("axes_reset_username", "ada", stdout=out)
+    response = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"})
+    assert response.status_code == 302
+    assert client.get("/admin/sandbox/").status_code == 200
