@@ -170,8 +170,10 @@ class ExtractiveGenerator:
         # Margin and count: the best of a sweep on ClapNQ dev by ROUGE-L (0.59 vs 0.60 without
         # the passage-first order, which is within noise).
         near = [unit for unit, score in scored if score >= best - self.margin]
-        seen: set[int] = set()
-        firsts = [u for u in near if not (u.passage in seen or seen.add(u.passage))]
+        first_of: dict[int, Unit] = {}  # keeps the order each passage first appears in
+        for unit in near:
+            first_of.setdefault(unit.passage, unit)
+        firsts = list(first_of.values())
         chosen = [firsts[0]]  # the sentence that carries the answer, whatever its length
         words = len(firsts[0].text.split())
         for unit in [*firsts[1:], *(u for u in near if u not in firsts)]:
