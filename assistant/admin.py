@@ -20,7 +20,9 @@ from assistant.models import Project, SmsConversation, SmsMessage, UserFact
 class ProjectAdmin(admin.ModelAdmin):
     list_display = ["name", "sms_number", "generator", "threshold", "created_at"]
     search_fields = ["name", "sms_number"]
-    readonly_fields = ["public_key", "secret_key", "created_at"]
+    # The secret key is shown in full only once, in the console, when it is made or rotated.
+    exclude = ["secret_key"]
+    readonly_fields = ["public_key", "secret_key_hint", "created_at"]
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -120,6 +120,12 @@ class Project(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def secret_key_hint(self) -> str:
+        """Enough of the secret key to tell which one a server holds, too little to use it:
+        the full key is shown only when it is made (console, creation or rotation)."""
+        return f"sk_…{self.secret_key[-4:]}"
+
     def allows_origin(self, origin: str) -> bool:
         try:
             wanted = normalise_origin(origin)

@@ -283,6 +283,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 LOGIN_URL = "/admin/login/"
+# After a login without `next`, staff land on the console (Django's default is a 404 here).
+LOGIN_REDIRECT_URL = "/admin/"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -7,6 +7,7 @@ from feedback.api import FeedbackApi
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("healthz", views.healthz, name="healthz"),
     path("api/v1/ask", api.AskApi.as_view(), name="api-ask"),
     path("api/v1/ask/stream", sse.ask_stream, name="api-ask-stream"),

@@ -83,3 +83,23 @@ def test_an_on_topic_question_without_an_answer_is_refused_with_a_reason(
     assert check["answerable"] is False and check["score"] < 0.5
     assert "no sentence in them answers the question" in check["reason"]
     assert logged.generator == "" and logged.refused
+
+
+def test_the_topic_does_not_push_the_answering_sentence_out(demo, settings, tmp_path) -> None:  # noqa: ANN001
+    """On a billing page, "(Billing) ..." scores the sentence that repeats "Billing" far above
+    the one with the discount; the answer must still carry the discount."""
+    project = Project.objects.create(
+        name=f"topic-{uuid.uuid4().hex[:8]}", generator=Project.Generator.EXTRACTIVE
+    )
+    files = Source.objects.create(project=project, name="Uploads", kind=Source.Kind.FILES)
+    source_file_add(
+        source=files, name="student-discount.md",
+        data=b"# Student discount\n\nStudents get 50% off any annual plan with a valid student "
+        b"email address. To apply, open Billing > Plans and choose Student.\n",
+    )  # fmt: skip
+    source_sync(source=files)
+    result = services.ask(
+        project=project, question="Do you offer a student discount?", topic="Billing"
+    )
+    assert not result.refused
+    assert "Students get 50% off" in result.answer

@@ -78,7 +78,8 @@ def test_a_reader_asks_on_the_demo_page_and_leaves_feedback(live, page):
     dialog = page.get_by_role("dialog")
     question = dialog.get_by_role("textbox", name="Your question")
     assert question.input_value() == "How do I get my money back?"
-    assert launcher.get_attribute("aria-expanded") == "true"
+    # The launcher hides under the open panel (so its role is out of the tree): read it by class.
+    assert widget(page).locator(".launch").get_attribute("aria-expanded") == "true"
     question.press("Enter")
 
     answer = dialog.locator(".a").last
@@ -281,3 +282,101 @@ def test_when_websockets_are_blocked_it_answers_over_server_sent_events(live, pa
     assert "refund" in dialog.locator(".a .md").inner_text().lower()
     assert dialog.get_by_role("list", name="Sources").get_by_role("link").count() >= 1
     assert streams == [f"{live.url}/api/v1/ask/stream"]
+
+
+def test_favicon_ico_is_an_icon_not_a_404(live, page, client):
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301 and response["Location"] == "/static/favicon.svg"
+    icon = client.get("/favicon.ico", follow=True)
+    assert icon.status_code == 200 and icon["Content-Type"] == "image/svg+xml"
+    assert b"<svg" in b"".join(icon.streaming_content)
+
+    shown = page.goto(f"{live.url}/favicon.ico")
+    assert shown.status == 200 and shown.headers["content-type"] == "image/svg+xml"
+    page.screenshot(path=str(ARTIFACTS / "widget-favicon.png"))
+
+
+def inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["y"] >= outer["y"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+    )
+
+
+def test_the_launcher_hides_while_the_panel_is_open_and_the_comment_box_is_in_view(live, page):
+    page.set_viewport_size({"width": 1280, "height": 500})  # a short panel: the answer fills it
+    page.goto(f"{live.url}/demo/billing/")
+    launcher = page.get_by_role("button", name="Ask AI")
+    launcher.click()
+    dialog = page.get_by_role("dialog")
+    assert dialog.is_visible() and launcher.is_hidden()
+    dialog.get_by_role("textbox", name="Your question").press("Enter")
+    answer = dialog.locator(".a").last
+    answer.locator(".fb").wait_for()
+
+    answer.get_by_role("button", name="Not helpful").click()
+    comment = answer.get_by_role("textbox", name="What was wrong? (optional)")
+    comment.wait_for()
+    log = dialog.get_by_role("log")
+    log.evaluate("l => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    form = answer.locator(".fb form")
+    assert inside(form.bounding_box(), log.bounding_box())
+    assert comment.evaluate("t => t.getRootNode().activeElement === t")
+    page.screenshot(path=str(ARTIFACTS / "widget-comment-in-view.png"))
+
+    page.keyboard.press("Escape")
+    assert dialog.is_hidden() and launcher.is_visible()
+    assert launcher.evaluate("b => b.getRootNode().activeElement === b")
+    assert launcher.get_attribute("aria-expanded") == "false"
+
+
+def record_sent(page) -> list[dict]:  # noqa: ANN001
+    sent: list[dict] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))),
+    )
+    return sent
+
+
+def test_the_conversation_survives_a_reload_and_the_next_page_until_a_new_one(live, page):
+    frames, sent = record_frames(page), record_sent(page)
+    page.goto(f"{live.url}/demo/billing/")
+    page.evaluate("AskAI.ask()")
+    dialog = page.get_by_role("dialog")
+    dialog.locator(".a .fb").wait_for()
+    first = dialog.locator(".a .md").inner_text()
+    conversation = [f for f in frames if f["type"] == "done"][0]["conversation_id"]
+
+    page.reload()  # the same page again: the conversation is back, sources and all
+    page.evaluate("AskAI.open()")
+    assert dialog.locator(".q").inner_text() == "How do I get my money back?"
+    assert dialog.locator(".a .md").inner_text() == first
+    source = dialog.get_by_role("list", name="Sources").get_by_role("link").first
+    assert source.get_attribute("href").startswith("https://help.acme.example/refunds")
+
+    page.goto(f"{live.url}/demo/tokens/")  # the next page of the same site
+    page.evaluate("AskAI.ask('Do you offer a student discount?')")
+    dialog.locator(".a .fb").nth(1).wait_for()
+    assert sent[-1]["conversation_id"] == conversation  # the server's conversation goes on
+    page.reload()
+    page.evaluate("AskAI.open()")
+    assert dialog.locator(".q").count() == 2
+    assert dialog.locator(".a").nth(1).get_attribute("class") == "a refused"
+    assert dialog.locator(".a").nth(0).get_attribute("class") == "a"
+    assert dialog.locator(".a").nth(1).is_visible()  # scrolled to the latest answer
+    page.screenshot(path=str(ARTIFACTS / "widget-conversation-restored.png"))
+
+    dialog.get_by_role("button", name="New conversation").click()
+    assert dialog.locator(".q").count() == 0 and dialog.locator(".hint").is_visible()
+    assert page.evaluate("Object.keys(sessionStorage)") == []
+    page.evaluate("AskAI.ask('When does my token expire?')")
+    dialog.locator(".a .fb").wait_for()
+    assert "conversation_id" not in sent[-1]
+    assert [f for f in frames if f["type"] == "done"][-1]["conversation_id"] != conversation
+    page.reload()
+    page.evaluate("AskAI.open()")
+    assert dialog.locator(".q").inner_text() == "When does my token expire?"
+    page.screenshot(path=str(ARTIFACTS / "widget-new-conversation.png"))

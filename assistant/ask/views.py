@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
 from django.views.decorators.http import require_GET, require_http_methods
 
 from assistant.api_errors import json_error
@@ -46,6 +47,12 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"ok": True})
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask every site for /favicon.ico: point them at the icon in static/."""
+    return HttpResponsePermanentRedirect(static("favicon.svg"))
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -37,7 +37,7 @@ class ProjectForm(forms.ModelForm):
         model = Project
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
-            "generator", "check_llm_answers",
+            "generator", "check_llm_answers", "sms_number",
         ]  # fmt: skip
         labels = {
             "num_candidates": "Candidates",
@@ -51,3 +51,23 @@ class ProjectForm(forms.ModelForm):
             "costs about 60 CPU-ms.",
             "max_kept": "Chunks at most in the prompt.",
         }
+
+    def clean_sms_number(self) -> str:
+        # The model's conditional unique constraint would report a clash as a form-wide
+        # "constraint violated"; say it next to the field instead (a raised field error also
+        # keeps the constraint from reporting it twice).
+        number: str = self.cleaned_data["sms_number"]
+        taken = Project.objects.exclude(pk=self.instance.pk).filter(sms_number=number)
+        if number and taken.exists():
+            raise forms.ValidationError(f"Project {taken.get().name} already answers this number.")
+        return number
+
+
+class ProjectCreateForm(forms.ModelForm):
+    """A new project: a name and where it may be embedded; the knobs start at their defaults."""
+
+    allowed_origins = ProjectForm.base_fields["allowed_origins"]
+
+    class Meta:
+        model = Project
+        fields = ["name", "allowed_origins"]

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from django.contrib.sessions.backends.base import SessionBase
 from django.db import transaction
 
-from assistant.models import Project, new_public_key
+from assistant.models import Project, new_public_key, new_secret_key
+
+#: Session key of the secret keys waiting to be shown once, by project pk.
+_REVEAL_SESSION_KEY = "console_secret_to_show"
 
 
 @transaction.atomic
@@ -13,3 +17,35 @@ def project_key_rotate(*, project: Project) -> str:
     project.public_key = new_public_key()
     project.save(update_fields=["public_key"])
     return project.public_key
+
+
+@transaction.atomic
+def project_create(*, name: str, allowed_origins: list[str]) -> Project:
+    """A new project with the pipeline's default knobs and fresh public and secret keys."""
+    return Project.objects.create(name=name, allowed_origins=allowed_origins)
+
+
+@transaction.atomic
+def project_secret_rotate(*, project: Project) -> str:
+    """A new secret key; servers using the old one (and user hashes made with it) stop
+    working at once."""
+    project.secret_key = new_secret_key()
+    project.save(update_fields=["secret_key"])
+    return project.secret_key
+
+
+def secret_to_show_once(*, session: SessionBase, project: Project) -> None:
+    """Keep the project's secret key for the next page view only (after a redirect)."""
+    waiting = dict(session.get(_REVEAL_SESSION_KEY, {}))
+    waiting[str(project.pk)] = project.secret_key
+    session[_REVEAL_SESSION_KEY] = waiting
+
+
+def secret_shown_once(*, session: SessionBase, project: Project) -> str | None:
+    """The secret key waiting for this project's page, removed as it is read; None after."""
+    waiting = dict(session.get(_REVEAL_SESSION_KEY, {}))
+    secret = waiting.pop(str(project.pk), None)
+    if secret is not None:
+        session[_REVEAL_SESSION_KEY] = waiting
+    # A key rotated again since it was stored is not the one to show.
+    return secret if secret == project.secret_key else None

@@ -1,6 +1,8 @@
-"""Console pages for projects: settings, the public key and the widget snippet."""
+"""Console pages for projects: creation, settings, the keys and the widget snippet."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
@@ -9,16 +11,48 @@ from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
-from assistant.console.project_forms import ProjectForm
-from assistant.console.project_services import project_key_rotate
+from assistant.console.project_forms import ProjectCreateForm, ProjectForm
+from assistant.console.project_services import (
+    project_create,
+    project_key_rotate,
+    project_secret_rotate,
+    secret_shown_once,
+    secret_to_show_once,
+)
 from assistant.models import Project
+
+
+def _projects_page(request: HttpRequest, form: ProjectCreateForm) -> TemplateResponse:
+    context = console_context(request, "projects")
+    context["new_form"] = form
+    return TemplateResponse(request, "console/projects.html", context)
 
 
 @require_GET
 @staff_required
 def project_list(request: HttpRequest) -> HttpResponse:
-    context = console_context(request, "projects")
-    return TemplateResponse(request, "console/projects.html", context)
+    return _projects_page(request, ProjectCreateForm())
+
+
+@require_POST
+@staff_required
+def project_new(request: HttpRequest) -> HttpResponse:
+    form = ProjectCreateForm(request.POST)
+    if not form.is_valid():
+        return _projects_page(request, form)
+    project = project_create(
+        name=form.cleaned_data["name"], allowed_origins=form.cleaned_data["allowed_origins"]
+    )
+    secret_to_show_once(session=request.session, project=project)
+    messages.success(request, f"Project {project.name} created.")
+    return redirect("console-project", pk=project.pk)
+
+
+def _secret_context(request: HttpRequest, project: Project) -> dict[str, Any]:
+    return {
+        "project": project,
+        "secret_key": secret_shown_once(session=request.session, project=project),
+    }
 
 
 @require_http_methods(["GET", "POST"])
@@ -26,7 +60,6 @@ def project_list(request: HttpRequest) -> HttpResponse:
 def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(Project, pk=pk)
     context = console_context(request, "projects")
-    context["project"] = project
     if request.method == "POST":
         form = ProjectForm(request.POST, instance=project)
         if form.is_valid():
@@ -37,6 +70,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         project.refresh_from_db()
     else:
         form = ProjectForm(instance=project)
+    context.update(_secret_context(request, project))
     context["form"] = form
     return TemplateResponse(request, "console/project.html", context)
 
@@ -49,4 +83,18 @@ def project_rotate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     if request.htmx:
         return TemplateResponse(request, "console/_project_key.html", {"project": project})
     messages.success(request, "New public key issued. Update the snippet on your pages.")
+    return redirect("console-project", pk=project.pk)
+
+
+@require_POST
+@staff_required
+def project_rotate_secret(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    project = get_object_or_404(Project, pk=pk)
+    project_secret_rotate(project=project)
+    secret_to_show_once(session=request.session, project=project)
+    if request.htmx:
+        return TemplateResponse(
+            request, "console/_project_secret.html", _secret_context(request, project)
+        )
+    messages.success(request, "New secret key issued. Update it on your servers.")
     return redirect("console-project", pk=project.pk)

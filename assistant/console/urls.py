@@ -26,7 +26,13 @@ urlpatterns = [
     path("", include("feedback.console.urls")),
     path("", include("ingestion.console.urls")),
     path("projects/", project_views.project_list, name="console-projects"),
+    path("projects/new/", project_views.project_new, name="console-project-new"),
     path("projects/<int:pk>/", project_views.project_detail, name="console-project"),
+    path(
+        "projects/<int:pk>/rotate-secret/",
+        project_views.project_rotate_secret,
+        name="console-project-rotate-secret",
+    ),
     path(
         "projects/<int:pk>/rotate-key/", project_views.project_rotate, name="console-project-rotate"
     ),

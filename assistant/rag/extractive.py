@@ -155,7 +155,15 @@ class ExtractiveGenerator:
         units = units_of(prompt.passages)
         if not units:
             return []
-        scores = self.scorer(sentence_query(prompt.question), in_context(units, prompt.passages))
+        texts = in_context(units, prompt.passages)
+        scores = self.scorer(sentence_query(prompt.question), texts)
+        bare = " ".join(prompt.question.text.split())
+        if prompt.question.topic.strip():
+            # The topic helps find the page, but within a relevant passage it pulls towards the
+            # sentence that repeats the page's words ("To apply, open Billing > Plans" over
+            # "Students get 50% off" for "(Billing) Do you offer a student discount?"): a
+            # sentence counts as relevant as the better of the two forms of the question.
+            scores = [max(a, b) for a, b in zip(scores, self.scorer(bare, texts), strict=True)]
         # Ties go to the more relevant passage (they come best-first from the reranker).
         scored = sorted(
             zip(units, map(_logit, scores), strict=True),
@@ -170,10 +178,10 @@ class ExtractiveGenerator:
         # Margin and count: the best of a sweep on ClapNQ dev by ROUGE-L (0.59 vs 0.60 without
         # the passage-first order, which is within noise).
         near = [unit for unit, score in scored if score >= best - self.margin]
-        first_of: dict[int, Unit] = {}  # keeps the order each passage first appears in
+        firsts: list[Unit] = []  # each passage's best sentence, in order of score
         for unit in near:
-            first_of.setdefault(unit.passage, unit)
-        firsts = list(first_of.values())
+            if all(unit.passage != first.passage for first in firsts):
+                firsts.append(unit)
         chosen = [firsts[0]]  # the sentence that carries the answer, whatever its length
         words = len(firsts[0].text.split())
         for unit in [*firsts[1:], *(u for u in near if u not in firsts)]:

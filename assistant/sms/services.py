@@ -20,6 +20,7 @@ from assistant.sms import twilio_rest
 from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
 from assistant.sms.deferral import run_within
 from assistant.sms.text import CLEARED, EMPTY_REPLY, Command, classify, help_text, sms_reply
+from assistant.wiring import background
 from assistant.wiring.resilience import describe
 
 logger = logging.getLogger(__name__)
@@ -125,7 +126,7 @@ def sms_reply_later(*, message_id: int) -> None:
             delivery=SmsMessage.Delivery.REST, status=Status.QUEUED
         )
         if queued:
-            sms_send_reply.delay_on_commit(message_id)
+            background.enqueue(sms_send_reply, message_id)
 
 
 def sms_send(*, message_id: int) -> None:

@@ -135,9 +135,10 @@
     ".launch{background:var(--c);color:#fff;border:0;border-radius:999px;padding:12px 20px;font-weight:600;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.2)}" +
     ".panel{position:absolute;bottom:60px;" + (cfg.left ? "left:0" : "right:0") +
     ";width:380px;max-width:calc(100vw - 24px);height:560px;max-height:calc(100vh - 100px);background:#fff;border:1px solid #d9dce6;border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.22);display:flex;flex-direction:column;overflow:hidden}" +
-    ".panel[hidden]{display:none}" +
+    ".panel[hidden],.launch[hidden]{display:none}.open .panel{bottom:0;max-height:calc(100vh - 40px)}" +
     "header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:var(--c);color:#fff}" +
     "h2{font-size:16px;margin:0;flex:1}header small{display:block;font-weight:400;opacity:.85;font-size:12px}" +
+    ".new{background:transparent;border:1px solid rgba(255,255,255,.7);color:#fff;font-size:12px;cursor:pointer;padding:3px 8px;border-radius:6px}" +
     ".x{background:transparent;border:0;color:#fff;font-size:22px;line-height:1;cursor:pointer;padding:2px 8px;border-radius:6px}" +
     ".log{flex:1;overflow-y:auto;padding:12px 14px}" +
     ".q{background:#eef1fb;border-radius:10px;padding:8px 10px;margin:10px 0 6px auto;max-width:90%;width:fit-content;white-space:pre-wrap;overflow-wrap:anywhere}" +
@@ -151,7 +152,7 @@
     ".fb button,.retry{background:#fff;border:1px solid #d9dce6;border-radius:8px;padding:3px 10px;cursor:pointer;line-height:0}.retry{line-height:1.5}" +
     ".hint{color:#5b6478;font-size:14px;margin:4px 0}" +
     ".fb button[aria-pressed=true]{border-color:var(--c);background:#eef1fb}" +
-    ".fb form{display:flex;gap:6px;width:100%}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid #d9dce6;border-radius:8px;padding:4px 8px}" +
+    ".fb form{display:flex;gap:6px;width:100%;scroll-margin:12px}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid #d9dce6;border-radius:8px;padding:4px 8px}" +
     ".err{color:#a61e1e;margin:6px 0}.status{min-height:20px;padding:0 14px;font-size:13px;color:#5b6478}" +
     "form.ask{display:flex;gap:8px;padding:10px 14px 14px;border-top:1px solid #eceef4}" +
     "form.ask textarea{flex:1;resize:none;border:1px solid #c9cdd9;border-radius:10px;padding:8px 10px;height:44px}" +
@@ -160,7 +161,7 @@
     ":focus-visible{outline:3px solid #f59f00;outline-offset:2px}" +
     ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}" +
     "@media (max-width:480px){.w{left:8px;right:8px;bottom:8px}.launch{float:right}" +
-    ".panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}}";
+    ".panel,.open .panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}}";
 
   // ---- Build ----------------------------------------------------------------------------------
   var host = document.createElement("ask-ai-widget");
@@ -186,6 +187,8 @@
   var heading = header.appendChild(el("h2", "", cfg.title));
   heading.id = "askai-title";
   var topicLine = heading.appendChild(el("small"));
+  var restart = header.appendChild(el("button", "new", "New conversation"));
+  restart.type = "button";
   var closer = header.appendChild(el("button", "x", "\u00d7"));
   closer.type = "button";
   closer.setAttribute("aria-label", "Close");
@@ -214,16 +217,23 @@
   showTopic();
 
   // ---- Open, close, keyboard ------------------------------------------------------------------
+  // The launcher hides while the panel is open (it would sit under it) and comes back, with
+  // the focus, when the panel closes.
   function open() {
     if (!panel.hidden) return input.focus();
     panel.hidden = false;
+    launcher.hidden = true;
+    wrap.classList.add("open");
     launcher.setAttribute("aria-expanded", "true");
+    scrollDown(); // a conversation restored while the panel was hidden: show its latest answer
     if (!input.value) input.value = cfg.question;
     input.focus();
     input.select();
   }
   function close() {
     panel.hidden = true;
+    launcher.hidden = false;
+    wrap.classList.remove("open");
     launcher.setAttribute("aria-expanded", "false");
     launcher.focus();
   }
@@ -300,8 +310,15 @@
   Answer.prototype.done = function (f) {
     conversation = f.conversation_id || conversation;
     this.id = f.answer_id;
+    this.show(!!f.refused);
+    remember(this);
+    finish();
+  };
+  // A finished answer: streamed just now, or restored from the visitor's session.
+  Answer.prototype.show = function (refused) {
+    this.refused = refused;
     this.md.replaceChildren(markdown(this.text || SORRY, this.sources));
-    if (f.refused) {
+    if (refused) {
       this.node.classList.add("refused");
     } else if (this.sources.length) {
       var list = this.node.appendChild(el("ol", "src"));
@@ -312,13 +329,12 @@
       });
     }
     feedbackButtons(this);
-    finish();
   };
   Answer.prototype.fail = function (f) {
     var self = this;
     var line = self.node.appendChild(el("p", "err", f.message || "Something went wrong."));
     line.setAttribute("role", "alert");
-    if (f.code === "unknown_conversation") conversation = null;
+    if (f.code === "unknown_conversation") forgetConversation();
     if (f.retry !== false && f.code !== "invalid" && f.code !== "question_too_long") {
       var again = self.node.appendChild(el("button", "retry", "Try again"));
       again.type = "button";
@@ -342,6 +358,50 @@
   function scrollDown() {
     log.scrollTop = log.scrollHeight;
   }
+
+  // ---- The conversation, kept for the visitor's session (this tab, this site) ----------------
+  var KEPT = "askai-conversation:" + cfg.project;
+  var kept = [];
+
+  function store() {
+    try {
+      sessionStorage.setItem(KEPT, JSON.stringify({ conversation: conversation, messages: kept }));
+    } catch (e) { /* storage blocked or full: the conversation lives on this page only */ }
+  }
+  function remember(answer) {
+    kept.push({ question: answer.question, text: answer.text, sources: answer.sources,
+      refused: answer.refused, id: answer.id || null });
+    store();
+  }
+  function forgetConversation() {
+    conversation = null; // the next question starts a new conversation on the server
+    store();
+  }
+  function restore() {
+    var saved;
+    try { saved = JSON.parse(sessionStorage.getItem(KEPT) || "null"); } catch (e) { return; }
+    if (!saved || !Array.isArray(saved.messages)) return;
+    conversation = typeof saved.conversation === "string" ? saved.conversation : null;
+    saved.messages.forEach(function (m) {
+      if (!m || typeof m.question !== "string" || typeof m.text !== "string") return;
+      var answer = new Answer(m.question);
+      answer.text = m.text;
+      answer.sources = Array.isArray(m.sources) ? m.sources : [];
+      answer.id = m.id;
+      answer.show(!!m.refused);
+      kept.push(m);
+    });
+  }
+  function newConversation() {
+    if (current) return; // let the answer on its way finish first
+    kept = [];
+    conversation = null;
+    try { sessionStorage.removeItem(KEPT); } catch (e) { /* storage blocked */ }
+    log.replaceChildren(hint);
+    input.value = "";
+    input.focus();
+  }
+  restart.addEventListener("click", newConversation);
 
   // ---- Feedback -------------------------------------------------------------------------------
   var clientId = (function () {
@@ -425,7 +485,9 @@
         note.textContent = "Thank you, we'll use it to improve the answers.";
       }, function () { note.textContent = "Could not send your comment."; });
     });
-    t.focus();
+    // The box is added below the last answer: bring all of it (and its Send) into the panel.
+    t.focus({ preventScroll: true });
+    f.scrollIntoView({ block: "nearest" });
   }
 
   // ---- Transport: WebSocket first, server-sent events when sockets are blocked ----------------
@@ -540,7 +602,7 @@
         if (input.value === cfg.question) input.value = String(question);
         cfg.question = String(question);
       }
-      conversation = null; // a new page, a new conversation
+      forgetConversation(); // a new page, a new conversation
       showTopic();
     },
     // identify(id, hash): the host page's signed-in user; hash = hex HMAC-SHA256 of the id
@@ -548,7 +610,7 @@
     identify: function (id, hash) {
       cfg.userId = id == null ? "" : String(id);
       cfg.userHash = hash == null ? "" : String(hash);
-      conversation = null;
+      forgetConversation();
     },
     ask: function (question) {
       open();
@@ -559,6 +621,8 @@
       }
     },
   };
+
+  restore();
 
   function mount() {
     document.body.appendChild(host);

@@ -19,6 +19,7 @@ ROUTES = [
     ("console-feedback-export", "get", None), ("console-tuner", "get", None),
     ("console-projects", "get", None), ("console-project", "post", "project"),
     ("console-project-rotate", "post", "project"), ("console-sources", "get", None),
+    ("console-project-new", "post", None), ("console-project-rotate-secret", "post", "project"),
     ("console-source-new", "post", "kind"), ("console-source", "get", "source"),
     ("console-source-sync", "post", "source"), ("console-source-edit", "post", "source"),
     ("console-source-delete", "post", "source"), ("console-documents", "get", "source"),
@@ -89,6 +90,17 @@ def test_a_staff_member_logs_in_and_lands_on_the_page_asked_for(client, staff):
     assert client.get("/admin/sandbox/").status_code == 200
 
 
+def test_a_login_without_next_lands_on_the_console(client, staff):
+    page = client.get("/admin/login/")
+    assert b"manage.py createadmin" in page.content  # how to get an account at all
+    response = client.post(
+        "/admin/login/", {"username": "ada", "password": "pw-ada-123", "next": ""}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == "/admin/"
+    assert client.get(response["Location"], follow=True).status_code == 200
+
+
 def test_a_wrong_password_shows_the_error_and_logs_nobody_in(client, staff):
     response = client.post("/admin/login/", {"username": "ada", "password": "nope"})
     assert response.status_code == 200
@@ -114,6 +126,15 @@ def test_createadmin_makes_a_staff_login_from_the_environment(client, monkeypatc
 def test_createadmin_without_a_password_only_explains(monkeypatch, django_user_model):
     monkeypatch.delitem(os.environ, "ASKDOCS_ADMIN_PASSWORD", raising=False)
     out = StringIO()
-    call_command("createadmin", stdout=out)
+    call_command("createadmin", "--url", "http://10.0.0.5:9000/admin/", stdout=out)
     assert "ASKDOCS_ADMIN_PASSWORD" in out.getvalue()
+    assert "http://10.0.0.5:9000/admin/" in out.getvalue()
+    assert "HOST" not in out.getvalue().replace("ASKDOCS", "")
     assert not django_user_model.objects.exists()
+
+
+def test_createadmin_says_nothing_once_a_staff_user_exists(monkeypatch, staff):
+    monkeypatch.delitem(os.environ, "ASKDOCS_ADMIN_PASSWORD", raising=False)
+    out = StringIO()
+    call_command("createadmin", "--url", "http://127.0.0.1:8000/admin/", stdout=out)
+    assert out.getvalue() == ""

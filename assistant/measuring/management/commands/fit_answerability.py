@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError
 
 from assistant.measuring.eval_index import open_eval_index
 from assistant.measuring.evaluation.answerability_fit import (
@@ -34,7 +33,7 @@ class Command(BaseCommand):
         "report k-fold cross-validation, and write the model next to the check."
     )
 
-    def add_arguments(self, parser: CommandParser) -> None:
+    def add_arguments(self, parser):
         parser.add_argument(
             "--data", nargs=2, action="append", metavar=("CORPUS", "QUERIES"), type=Path,
             help="A corpus and its dev queries (repeat for several datasets)",
@@ -47,7 +46,7 @@ class Command(BaseCommand):
         parser.add_argument("--folds", type=int, default=5)
         parser.add_argument("--out", type=Path, default=MODEL_FILE)
 
-    def handle(self, *args: object, **options: Any) -> None:
+    def handle(self, *args: object, **options) -> None:
         cache: Path | None = options["features"]
         if cache is not None and cache.is_file():
             examples = [Example(**row) for row in json.loads(cache.read_text())]
