@@ -2,8 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from assistant.ask import api, demo_views, sse, views
-from assistant.memory import api as memory_api
+from assistant.ask import api, demo_views, memory_api, sse, views
 from feedback.api import FeedbackApi
 
 urlpatterns = [

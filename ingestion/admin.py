@@ -7,7 +7,7 @@ from django.http import HttpRequest
 
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SupportAnswer, SyncRun
-from ingestion.support import ImportRejected, support_answers_import
+from ingestion.support_answers import ImportRejected, support_answers_import
 from ingestion.uploads import UploadRejected, source_file_add
 
 

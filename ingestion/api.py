@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from assistant.api_errors import ApiError
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source
-from ingestion.support import (
+from ingestion.support_answers import (
     MAX_TEXT,
     AnswerInput,
     ImportRejected,

@@ -10,7 +10,7 @@ import pytest
 from assistant.links import UnsafeUrl, http_url, safe_url
 from ingestion.models import Document, Source, SupportAnswer
 from ingestion.services import document_upsert
-from ingestion.support import ImportRejected, support_answers_import
+from ingestion.support_answers import ImportRejected, support_answers_import
 from ingestion.sync import source_sync
 
 pytestmark = pytest.mark.django_db

@@ -42,5 +42,5 @@ def sandbox(request: HtmxHttpRequest) -> HttpResponse:
         initial = {"threshold": project.threshold} if project else {}
         form = SandboxForm(initial=initial)
     context["form"] = form
-    template = "console/sandbox_result.html" if request.htmx else "console/sandbox.html"
+    template = "console/_sandbox_result.html" if request.htmx else "console/sandbox.html"
     return TemplateResponse(request, template, context)

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
-from feedback import feedback_selectors as selectors
+from feedback import selectors
 from feedback.charts import bar_chart
 from feedback.forms import FeedbackFilterForm
 
@@ -51,7 +51,7 @@ def feedback_page(request: HtmxHttpRequest) -> HttpResponse:
             up_rate=sum(t.up for t in by_day) / votes if votes else 0.0,
             rate_days=RATE_DAYS,
         )
-    template = "console/feedback_body.html" if request.htmx else "console/feedback.html"
+    template = "console/_feedback_body.html" if request.htmx else "console/feedback.html"
     return TemplateResponse(request, template, context)
 
 

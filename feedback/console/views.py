@@ -80,7 +80,7 @@ def metrics(request: HtmxHttpRequest) -> HttpResponse:
                 [(f"{i / 10:.1f}", n) for i, n in enumerate(histogram)], max_labels=10
             ),
         )
-    return _page(request, "console/metrics.html", "console/metrics_body.html", context)
+    return _page(request, "console/metrics.html", "console/_metrics_body.html", context)
 
 
 @require_GET
@@ -102,7 +102,7 @@ def blind_spots(request: HtmxHttpRequest) -> HttpResponse:
                 below=below,
             ),
         )
-    return _page(request, "console/blind_spots.html", "console/blind_spots_body.html", context)
+    return _page(request, "console/blind_spots.html", "console/_blind_spots_body.html", context)
 
 
 @require_GET
@@ -129,4 +129,4 @@ def tuner(request: HtmxHttpRequest) -> HttpResponse:
                 [(f"{r.threshold:.1f}", r.agreement or 0) for r in replays], top=1, percent=True
             ),
         )
-    return _page(request, "console/tuner.html", "console/tuner_body.html", context)
+    return _page(request, "console/tuner.html", "console/_tuner_body.html", context)

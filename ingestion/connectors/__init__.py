@@ -21,7 +21,7 @@ def connector_for(source: Source) -> Connector:
 
         return FilesConnector.for_source(source)
     if source.kind == Source.Kind.SUPPORT:
-        from ingestion.connectors.support import support_connector
+        from ingestion.connectors.support_channels import support_connector
 
         return support_connector(source)
     if source.kind == Source.Kind.MANUAL:

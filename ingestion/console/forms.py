@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import UploadedFile
 
 from assistant.models import Project
 from ingestion.models import Source
-from ingestion.support import AnswerInput, ImportRejected, support_answers_parse
+from ingestion.support_answers import AnswerInput, ImportRejected, support_answers_parse
 from ingestion.uploads import UploadRejected, upload_checked
 
 

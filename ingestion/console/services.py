@@ -14,7 +14,7 @@ from assistant.models import Project
 from assistant.wiring import runtime
 from ingestion.connectors.files import source_folder
 from ingestion.models import Chunk, Source, SyncRun
-from ingestion.support import AnswerInput, support_answer_save
+from ingestion.support_answers import AnswerInput, support_answer_save
 from ingestion.uploads import source_file_add, source_file_remove
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,11 @@ import pytest
 from django.test import Client
 
 from ingestion.models import Source, SupportAnswer
-from ingestion.support import ImportRejected, source_webhook_token_issue, support_answers_import
+from ingestion.support_answers import (
+    ImportRejected,
+    source_webhook_token_issue,
+    support_answers_import,
+)
 from ingestion.sync import source_sync
 from tests.ingestion.conftest import retrieved
 

@@ -14,7 +14,7 @@ CORE = sorted(
 )
 BANNED = (
     "django", "celery", "rest_framework", "channels", "httpx", "requests", "tenacity",
-    "pybreaker", "onnxruntime", "tokenizers", "chromadb", "flashrank", "ollama", "bm25s",
+    "pybreaker", "onnxruntime", "tokenizers", "chromadb", "flashrank", "ollama", "bm25s", "numpy",
 )  # fmt: skip
 
 

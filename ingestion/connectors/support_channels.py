@@ -66,7 +66,7 @@ class ImportedAnswers:
         answers = SupportAnswer.objects.filter(source=self.source, approved=True).order_by("pk")
         yield Total(answers.count())
         for row in answers.iterator():
-            # Stored already scrubbed (see ingestion.support).
+            # Stored already scrubbed (see ingestion.support_answers).
             yield Fetched(
                 answer_document(
                     external_id=row.external_id,
