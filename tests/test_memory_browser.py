@@ -24,7 +24,9 @@ def test_a_visitor_is_remembered_across_page_loads_but_not_as_a_signed_in_user(l
     assert ask(page, "remember I'm on the Enterprise plan", 0) == (
         "Got it, I'll remember that: I'm on the Enterprise plan."
     )
-    page.reload()  # a new conversation, the same browser
+    page.reload()  # the same browser: the conversation comes back with the page...
+    page.evaluate("AskAI.open()")
+    page.get_by_role("button", name="New conversation").click()  # ...and a new one starts
     ask(page, "How do I pay for my plan?", 0)
     asked = Interaction.objects.get(question="How do I pay for my plan?")
     assert [entry["injected"] for entry in asked.memory] == [True]
