@@ -36,12 +36,12 @@ def eager_celery():  # noqa: ANN201
 
 def test_without_a_broker_a_sync_runs_on_a_background_thread(
     store,
-    settings,
+    eager_celery,
     django_db_blocker,  # noqa: ANN001
 ) -> None:
     """Committed rows (not a test transaction, which the worker thread could not see, and not
-    a flushing transactional test, which would wipe the shared demo project); cleaned up."""
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    a flushing transactional test, which would wipe the shared demo project); cleaned up.
+    Celery's own switch decides (assistant/wiring/background.py), as it does for the SMS path."""
     with django_db_blocker.unblock():
         source = manual_source()
         try:
