@@ -58,7 +58,7 @@ def test_a_follow_up_carries_the_conversation_into_the_prompt_until_reset(
 
     [first] = twiml_messages(webhook.post(OIL))
     assert first.startswith("The answer is 42.")
-    follow_up = "And how long must the engine cool first?"
+    follow_up = "And how long must the generator cool before an oil change?"
     twiml_messages(webhook.post(follow_up))
     asked = Interaction.objects.filter(question=follow_up).get()
     # It finds its answer as asked, so retrieval judges it so; the prompt keeps the exchange.
