@@ -195,7 +195,10 @@ class Command(BaseCommand):
         if "stages" in chosen:
             self.stderr.write("Timing stages ...")
             result["stages"] = stages.measure_stages(
-                retriever=retriever, generator=runtime.generator_for("auto"),
+                retriever=retriever,
+                pipeline_for=lambda timed: runtime.pipeline(
+                    retriever=timed, generator_choice="auto"
+                ),
                 floor=RawFloor.build(embedder=embedder, store=index.store, reranker=reranker),
                 questions=questions, settings=settings_, runs=options["runs"],
             )  # fmt: skip
