@@ -354,5 +354,9 @@ LOGGING = {
         "flashrank": {"level": "WARNING"},
         "httpx": {"level": "WARNING"},
         "twilio.http_client": {"level": "WARNING"},  # every request and its headers at INFO
+        # A banner at every start of every command; lockouts and failed logins still log.
+        "axes.apps": {"level": "WARNING"},
+        "absl": {"level": "WARNING"},  # rouge-score's "Using default tokenizer."
+        "bm25s": {"level": "WARNING"},  # sets DEBUG on its own logger
     },
 }
