@@ -162,6 +162,8 @@ class Interaction(models.Model):
     answer = models.TextField(blank=True)
     refused = models.BooleanField(default=False)
     generator = models.CharField(max_length=60, blank=True)
+    #: Why `generator` is not the project's own (its LLM server could not start an answer).
+    fallback = models.CharField(max_length=200, blank=True, default="")
     error = models.CharField(max_length=60, blank=True)
     latency_ms = models.JSONField(default=dict)
     # [{fact_id, similarity, injected}] of the user's facts compared with the question

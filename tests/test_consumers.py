@@ -278,7 +278,9 @@ async def test_it_rate_limits_questions_per_conversation(demo_project, settings)
     await communicator.disconnect()
 
 
-async def test_an_unavailable_model_gives_a_readable_error_frame(demo_project, settings):
+async def test_an_unavailable_model_falls_back_to_quoting_and_the_done_frame_says_so(
+    demo_project, settings
+):
     settings.OLLAMA_HOST = f"http://127.0.0.1:{free_port()}"
     runtime.ollama_generator.cache_clear()
     try:
@@ -288,8 +290,10 @@ async def test_an_unavailable_model_gives_a_readable_error_frame(demo_project, s
         await communicator.disconnect()
     finally:
         runtime.ollama_generator.cache_clear()
-    error = frames[-1]
-    assert error["type"] == "error" and error["code"] == "unavailable"
-    assert "try again" in error["message"]
-    logged = await sync_to_async(Interaction.objects.get)(answer_id=uuid.UUID(error["answer_id"]))
-    assert logged.error == "generator_unavailable"
+    done = frames[-1]
+    assert done["type"] == "done" and not done["refused"]
+    assert done["generator"] == "extractive" and "unavailable" in done["fallback"]
+    text = "".join(f["text"] for f in frames if f["type"] == "token")
+    assert "refund" in text and text.rstrip().endswith("]")
+    logged = await sync_to_async(Interaction.objects.get)(answer_id=uuid.UUID(done["answer_id"]))
+    assert (logged.generator, logged.error) == ("extractive", "")

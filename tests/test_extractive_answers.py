@@ -85,6 +85,35 @@ def test_an_on_topic_question_without_an_answer_is_refused_with_a_reason(
     assert logged.generator == "" and logged.refused
 
 
+def test_with_its_llm_server_down_a_project_still_refuses_what_the_passages_do_not_answer(
+    student_project,
+    settings,  # noqa: ANN001
+) -> None:
+    """The fallback quotes only behind the answerability check, which had not run for the LLM
+    (the project does not ask for it)."""
+    from assistant.wiring import runtime
+    from tests.fake_ollama import unused_url
+
+    student_project.generator = Project.Generator.OLLAMA
+    student_project.save()
+    settings.OLLAMA_HOST = unused_url()
+    runtime.reset()
+    try:
+        missing = services.ask(
+            project=student_project, question="How many students use the discount?"
+        )
+        answered = services.ask(
+            project=student_project, question="Do you offer a student discount?"
+        )
+    finally:
+        runtime.reset()
+    logged = Interaction.objects.get(answer_id=missing.answer_id)
+    assert missing.refused and missing.answer == SORRY and logged.kept_count > 0
+    assert logged.answerability["answerable"] is False
+    assert "Students get 50% off" in answered.answer and answered.generator == "extractive"
+    assert "unavailable" in answered.fallback
+
+
 def test_the_topic_does_not_push_the_answering_sentence_out(demo, settings, tmp_path) -> None:  # noqa: ANN001
     """On a billing page, "(Billing) ..." scores the sentence that repeats "Billing" far above
     the one with the discount; the answer must still carry the discount."""

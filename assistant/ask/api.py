@@ -69,6 +69,13 @@ class AskApi(APIView):
         conversation_id = serializers.CharField(
             help_text="Send it back with a follow-up question to continue the conversation."
         )
+        generator = serializers.CharField(
+            help_text="What wrote the answer: extractive, ollama, memory, or empty for a refusal."
+        )
+        fallback = serializers.CharField(
+            help_text="Why the project's generator did not answer (its server was unavailable), "
+            "or empty."
+        )
 
     @extend_schema(request=InputSerializer, responses=OutputSerializer)
     def post(self, request: Request) -> Response:

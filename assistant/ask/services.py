@@ -42,6 +42,8 @@ class AskResult:
     error: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
     conversation_id: str = ""
+    generator: str = ""
+    fallback: str = ""
 
 
 def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
@@ -162,6 +164,8 @@ def ask_stream(
             "refused": interaction.refused,
             "truncated": truncated,
             "timings_ms": interaction.latency_ms,
+            "generator": interaction.generator,
+            "fallback": interaction.fallback,
         },
     )
 
@@ -207,6 +211,8 @@ def _memory_command(
             "refused": False,
             "truncated": False,
             "timings_ms": interaction.latency_ms,
+            "generator": interaction.generator,
+            "fallback": "",
         },
     )
 
@@ -225,6 +231,8 @@ def ask(**kwargs: Any) -> AskResult:
             result.answer_id = event.data["answer_id"]
             result.refused = event.data["refused"]
             result.latency_ms = event.data["timings_ms"]
+            result.generator = event.data["generator"]
+            result.fallback = event.data["fallback"]
         elif event.kind == "error":
             result.error = event.data["code"]
             result.answer = event.data["message"]
@@ -280,6 +288,7 @@ class _Log:
             answer=SORRY if refused and not self.text else self.text,
             refused=refused,
             generator=self.answer.generator_id if self.answer else self.generator,
+            fallback=self.answer.fallback if self.answer else "",
             error=self.error,
             latency_ms=latency,
             memory=self.memory,

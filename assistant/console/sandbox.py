@@ -49,6 +49,8 @@ class SandboxRun:
     refused: bool
     generator: str
     error: str = ""
+    #: Why another generator answered (the project's LLM server could not start an answer).
+    fallback: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
     #: Every text that was searched: the query, and the question without its topic.
     searched: list[str] = field(default_factory=list)
@@ -140,6 +142,7 @@ def sandbox_run(
         answer=text,
         refused=answer.refused_before_generation,
         generator=answer.generator_id,
+        fallback=answer.fallback,
         error=error,
         timings_ms=retrieval.timings_ms,
         searched=retrieval.searched,

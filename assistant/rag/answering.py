@@ -1,16 +1,17 @@
 """The whole pipeline for one question: retrieve, gate, check that the kept passages hold an
-answer, and either refuse or generate."""
+answer, and either refuse or generate. When the generator (an LLM server) cannot start, the
+answer falls back to quoting the passages, so a user whose passages were found still gets them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from assistant.rag.answerability import Answerability, Verdict
-from assistant.rag.ports import Generator, Retrieves
+from assistant.rag.ports import Generator, GeneratorUnavailable, Retrieves
 from assistant.rag.prompting import build_prompt
-from assistant.rag.types import SORRY, Prompt, Question, Retrieval, Settings
+from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings
 
 
 @dataclass(slots=True)
@@ -23,10 +24,21 @@ class Answer:
     generator_id: str
     #: What the answerability check said (None: it did not run, e.g. nothing was kept).
     verdict: Verdict | None = None
+    #: Why another generator answered ("" when the chosen one did): set while `tokens` runs.
+    fallback: str = ""
 
     @property
     def refused_before_generation(self) -> bool:
         return self.prompt is None
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """What answers when the generator cannot start: a quoting generator, guarded by the
+    answerability check (a quote of a near miss is worse than a refusal)."""
+
+    generator: Generator
+    answerability: Answerability
 
 
 class Pipeline:
@@ -36,10 +48,12 @@ class Pipeline:
         retriever: Retrieves,
         generator: Generator,
         answerability: Answerability | None = None,
+        fallback: Fallback | None = None,
     ) -> None:
         self.retriever = retriever
         self.generator = generator
         self.answerability = answerability
+        self.fallback = fallback
 
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
@@ -60,9 +74,41 @@ class Pipeline:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
         prompt = build_prompt(question, kept)
-        return Answer(
-            retrieval, prompt, self.generator.stream(prompt), self.generator.id, verdict=verdict
-        )
+        answer = Answer(retrieval, prompt, iter(()), self.generator.id, verdict=verdict)
+        tokens = self.generator.stream(prompt)
+        if self.fallback is not None and self.fallback.generator.id != self.generator.id:
+            tokens = self._or_fallback(answer, question, kept, prompt, tokens, self.fallback)
+        answer.tokens = tokens
+        return answer
+
+    @staticmethod
+    def _or_fallback(
+        answer: Answer,
+        question: Question,
+        kept: Sequence[Candidate],
+        prompt: Prompt,
+        tokens: Iterator[str],
+        fallback: Fallback,
+    ) -> Iterator[str]:
+        """The generator's tokens; if it fails before its first token, the fallback's. (A
+        failure after the first token stays a failure: half an answer from one generator and
+        the rest from another would read as one answer.)"""
+        try:
+            first = next(tokens)
+        except StopIteration:
+            return
+        except GeneratorUnavailable as exc:
+            answer.fallback = f"{answer.generator_id} unavailable: {exc}"[:200]
+            answer.generator_id = fallback.generator.id
+            if answer.verdict is None:
+                answer.verdict = fallback.answerability.judge(question, kept)
+            if not answer.verdict.answerable:
+                yield SORRY
+                return
+            yield from fallback.generator.stream(prompt)
+            return
+        yield first
+        yield from tokens
 
 
 def is_refusal(text: str) -> bool:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from assistant.rag.answerability import Answerability
-from assistant.rag.answering import Pipeline
+from assistant.rag.answering import Fallback, Pipeline
 from assistant.rag.caching import CachingRetriever
 from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
 from assistant.rag.ports import ChunkLookup, Embedder, Generator, Reranker, Retrieves, VectorStore
@@ -128,11 +128,15 @@ def pipeline(
 ) -> Pipeline:
     """The answer path as every door runs it. The answerability check always guards the
     extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
-    it the check is the project's choice (`Project.check_llm_answers`)."""
+    it the check is the project's choice (`Project.check_llm_answers`). When the LLM server
+    cannot start an answer, the extractive answerer (with the check) answers instead."""
     generator = generator_for(generator_choice)
     check = generator.id == ExtractiveGenerator.id or check_llm_answers
     return Pipeline(
-        retriever=retriever, generator=generator, answerability=answerability() if check else None
+        retriever=retriever,
+        generator=generator,
+        answerability=answerability() if check else None,
+        fallback=Fallback(extractive_generator(), answerability()),
     )
 
 

@@ -170,3 +170,23 @@ def test_an_unrelated_question_replayed_after_another_is_judged_as_asked(staff_c
               "previous": "How do I revoke one?"}  # fmt: skip
     run = staff_client.get("/admin/sandbox/", params).context["run"]
     assert run.query_form == "question" and run.kept_count == 0
+
+
+def test_with_its_llm_server_down_the_sandbox_shows_the_quoted_fallback(
+    staff_client, demo, settings
+):
+    from assistant.wiring import runtime
+    from tests.fake_ollama import unused_url
+
+    demo.generator = "ollama"
+    demo.save()
+    settings.OLLAMA_HOST = unused_url()
+    runtime.reset()
+    try:
+        html = staff_client.get("/admin/sandbox/", {**MONEY_BACK, "project": demo.pk}).content
+    finally:
+        runtime.reset()
+    page = html.decode()
+    fallback = re.search(r'data-testid="fallback">(.*?)</p>', page, re.S)
+    assert fallback and "ollama:" in fallback.group(1) and "unavailable" in fallback.group(1)
+    assert "refund within 30 days" in page

@@ -10,7 +10,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assistant.ask.services import UNAVAILABLE
 from assistant.models import Interaction, SmsConversation, SmsMessage
 from assistant.rag.types import SORRY
 from assistant.sms.text import CLEARED
@@ -140,20 +139,22 @@ def test_a_slow_answer_is_acknowledged_at_once_then_sent_through_the_rest_api(
     assert twilio.attempts == 1
 
 
-def test_a_stalled_model_gets_the_friendly_message_within_the_timeout(
+def test_a_stalled_model_gets_the_passages_quoted_within_the_timeout(
     webhook, field_project, ollama_llm, twilio, settings
 ):
     field_project.generator = "ollama"
     field_project.save()
     ollama_llm.stall_before_first_token = 5
     settings.ASKDOCS_OLLAMA_TIMEOUTS = {**settings.ASKDOCS_OLLAMA_TIMEOUTS, "first_token": 0.5}
-    assert twiml_messages(webhook.post(OIL)) == [UNAVAILABLE]
+    [reply] = twiml_messages(webhook.post(OIL))
+    assert "250 running hours" in reply
     logged = Interaction.objects.get()
-    assert logged.error == "generator_unavailable"
+    assert (logged.generator, logged.error) == ("extractive", "")
+    assert logged.fallback.startswith("ollama:")
     assert twilio.attempts == 0
 
 
-def test_a_model_that_is_down_gets_the_friendly_message(webhook, field_project, settings):
+def test_a_model_that_is_down_gets_the_passages_quoted(webhook, field_project, settings):
     from assistant.wiring import runtime
 
     field_project.generator = "ollama"
@@ -161,13 +162,14 @@ def test_a_model_that_is_down_gets_the_friendly_message(webhook, field_project, 
     settings.OLLAMA_HOST = unused_url()
     runtime.ollama_generator.cache_clear()
     try:
-        assert twiml_messages(webhook.post(OIL)) == [UNAVAILABLE]
+        [reply] = twiml_messages(webhook.post(OIL))
     finally:
         runtime.ollama_generator.cache_clear()
-    assert SmsMessage.objects.get().reply == UNAVAILABLE
+    assert "250 running hours" in reply and SmsMessage.objects.get().reply == reply
+    assert Interaction.objects.get().fallback.startswith("ollama:")
 
 
-def test_an_open_circuit_gets_the_friendly_message_without_calling_the_model(
+def test_an_open_circuit_gets_the_passages_quoted_without_calling_the_model(
     webhook, field_project, ollama_llm
 ):
     from assistant.rag.ports import GeneratorUnavailable
@@ -184,6 +186,7 @@ def test_an_open_circuit_gets_the_friendly_message_without_calling_the_model(
     calls = len(ollama_llm.requests_to("/api/chat"))
     assert calls == 15
 
-    assert twiml_messages(webhook.post(OIL)) == [UNAVAILABLE]
+    [reply] = twiml_messages(webhook.post(OIL))
+    assert "250 running hours" in reply
     assert len(ollama_llm.requests_to("/api/chat")) == calls  # not called
-    assert Interaction.objects.get().error == "generator_unavailable"
+    assert "circuit" in Interaction.objects.get().fallback.lower()
