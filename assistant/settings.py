@@ -325,7 +325,10 @@ WHITENOISE_USE_FINDERS = DEBUG or TESTING
 # for plain http on 127.0.0.1. `manage.py check --deploy` passes with it on.
 HTTPS = envbool("ASKDOCS_HTTPS", not (DEBUG or TESTING))
 SECURE_SSL_REDIRECT = HTTPS
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers and orchestrators probe over plain http
+SECURE_REDIRECT_EXEMPT = [
+    r"^healthz$",
+    r"^readyz$",
+]  # load balancers and orchestrators probe over plain http
 # HSTS: browsers then refuse plain http to this host (and its subdomains) for this long.
 SECURE_HSTS_SECONDS = envint("ASKDOCS_HSTS_SECONDS", 31_536_000 if HTTPS else 0, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("ASKDOCS_HSTS_INCLUDE_SUBDOMAINS", True)

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("healthz", views.healthz, name="healthz"),
+    path("readyz", views.readyz, name="readyz"),
     path("api/v1/ask", api.AskApi.as_view(), name="api-ask"),
     path("api/v1/ask/stream", sse.ask_stream, name="api-ask-stream"),
     path("api/v1/memory/facts", memory_api.MemoryFactsApi.as_view(), name="api-memory-facts"),

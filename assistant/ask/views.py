@@ -12,6 +12,7 @@ from assistant.ask import intake, services
 from assistant.errors import IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
+from assistant.wiring import readiness
 
 
 @require_http_methods(["GET", "POST"])
@@ -46,7 +47,27 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def healthz(request: HttpRequest) -> JsonResponse:
+    """Liveness: the process is up (it does not look at any dependency)."""
     return JsonResponse({"ok": True})
+
+
+@require_GET
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Readiness: every configured dependency answers (503 naming the ones that do not)."""
+    results = readiness.checks()
+    ok = all(check.ok for check in results)
+    body = {
+        "ok": ok,
+        "checks": {
+            check.name: {
+                "ok": check.ok,
+                "ms": check.ms,
+                **({"error": check.detail} if check.detail else {}),
+            }
+            for check in results
+        },
+    }
+    return JsonResponse(body, status=200 if ok else 503)
 
 
 @require_GET
