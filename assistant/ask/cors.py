@@ -5,6 +5,7 @@ one project the request names."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -13,14 +14,26 @@ from django.core.cache import cache
 from django.db import connection
 from django.dispatch import receiver
 
+logger = logging.getLogger(__name__)
+
 _CACHE_KEY = "askdocs:cors-origins"
 
 
 def known_origins() -> set[str]:
-    origins = cache.get(_CACHE_KEY)
+    """The allowed origins of every project, cached for a minute. With the cache unreachable
+    (Redis down) they are read from the database on every request: slower, never wrong, and
+    never open to every origin."""
+    try:
+        origins = cache.get(_CACHE_KEY)
+    except Exception:  # noqa: BLE001 - the database still knows the origins
+        logger.warning("cache unreachable; reading the allowed origins from the database")
+        return _outside_event_loop(_load_origins)
     if origins is None:
         origins = _outside_event_loop(_load_origins)
-        cache.set(_CACHE_KEY, origins, 60)
+        try:
+            cache.set(_CACHE_KEY, origins, 60)
+        except Exception:  # noqa: BLE001
+            logger.warning("cache unreachable; allowed origins not cached")
     return origins
 
 
@@ -56,7 +69,10 @@ def _outside_event_loop(load: Any) -> set[str]:
 
 
 def forget_origins() -> None:
-    cache.delete(_CACHE_KEY)
+    try:
+        cache.delete(_CACHE_KEY)
+    except Exception:  # noqa: BLE001 - a saved project must not fail for the cache
+        logger.error("cache unreachable; origins cached before this change expire within 60 s")
 
 
 @receiver(check_request_enabled)
