@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
@@ -118,6 +119,14 @@ def documents_of(*, source: Source, search: str = "") -> QuerySet[Document]:
 
 def chunks_of(*, document: Document) -> QuerySet[Chunk]:
     return Chunk.objects.filter(document=document).order_by("ordinal", "pk")
+
+
+def search_scope(*, project_id: int) -> dict[str, Any]:
+    """The vector-store filter of a project's questions: its sources, each searched in its own
+    collection (a small source stays findable next to a large one; see the partitioned
+    store). One indexed query."""
+    sources = sorted(Source.objects.filter(project_id=project_id).values_list("pk", flat=True))
+    return {"project_id": project_id, "source_id": {"$in": sources}}
 
 
 def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:

@@ -18,7 +18,7 @@ from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
 from assistant.models import Interaction
 from assistant.rag.types import Question
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id
+from ingestion.selectors import chunks_by_vector_id, search_scope
 
 
 def body_of(request: Request) -> Mapping[str, Any]:
@@ -118,8 +118,9 @@ class RetrieveApi(APIView):
         asked = intake.retrieve_request(body_of(request), project=project, caller=caller)
         try:
             retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
+            scope = search_scope(project_id=project.id)
             retrieval = retriever.retrieve(
-                Question(asked.question, asked.topic), asked.settings, {"project_id": project.id}
+                Question(asked.question, asked.topic), asked.settings, scope
             )
         except Exception as exc:
             raise ApiError(

@@ -17,7 +17,7 @@ from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import SORRY, Question, Retrieval, Turn
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id
+from ingestion.selectors import chunks_by_vector_id, search_scope
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def ask_stream(
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
         )
-        answer = pipeline.answer(asked, settings_for(project), {"project_id": project.id})
+        answer = pipeline.answer(asked, settings_for(project), search_scope(project_id=project.id))
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
         logger.exception("retrieval failed for project %s", project.pk)
         log.error = type(exc).__name__[:60]

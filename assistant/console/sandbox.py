@@ -21,7 +21,7 @@ from assistant.models import Project
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id
+from ingestion.selectors import chunks_by_vector_id, search_scope
 
 logger = logging.getLogger(__name__)
 
@@ -95,7 +95,7 @@ def sandbox_run(
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
         )
-        answer = pipeline.answer(asked, settings, {"project_id": project.id})
+        answer = pipeline.answer(asked, settings, search_scope(project_id=project.id))
     except Exception:  # noqa: BLE001 - any failing model or store is shown the same way
         logger.exception("sandbox retrieval failed for project %s", project.pk)
         return SandboxRun(

@@ -308,46 +308,72 @@ class ChromaStore:
             raise unavailable(str(self.location), error) from error
 
 
-# --- one collection per project ----------------------------------------------------------------
+# --- one collection per project and source ---------------------------------------------------
 
 
 def partitioned(
     location: str | Path,
     *,
-    key: str,
+    keys: Sequence[str],
     embedder_id: str,
     dimension: int,
     prefix: str = "chunks",
     **options: Any,
 ) -> PartitionedStore:
     """A `PartitionedStore` of Chroma collections named like
-    "chunks-project-id-7-onnx-bge-small-en-v1-5-384", one per value of `key`."""
-    # collection_name() of "{prefix}-{key}-{value}" is head + value + tail for a plain value.
-    head = slug(f"{prefix}-{key}") + "-"
-    tail = "-" + slug(f"{embedder_id}-{dimension}")
-    value_pattern = re.compile(r"[a-z0-9]+")
+    "chunks-p7-s3-onnx-bge-small-en-v1-5-384" (each key by its first letter, so that long ids
+    stay within the 63 characters the Python client allows), one per combination of values of
+    `keys`. Collections of the earlier layout, one per value of the first key
+    ("chunks-project-id-7-..."), are split into the new ones when the store is built (vectors
+    and metadata move as they are: nothing is embedded again)."""
+    letters = [key[0] for key in keys]
+    if len(set(letters)) != len(letters):
+        raise ValueError(f"partition keys need different first letters: {keys}")
+    head, tail = re.escape(slug(prefix)), re.escape("-" + slug(f"{embedder_id}-{dimension}"))
+    pattern = re.compile(f"^{head}-" + "-".join(f"{c}([0-9a-z]+)" for c in letters) + f"{tail}$")
+    legacy = re.compile(f"^{head}-{slug(keys[0])}-[0-9a-z]+{tail}$") if len(keys) > 1 else None
 
-    def open_partition(value: str) -> VectorStore:
-        return ChromaStore(
-            location,
-            embedder_id=embedder_id,
-            dimension=dimension,
-            prefix=f"{prefix}-{key}-{value}",
-            **options,
-        )
+    def name_prefix(values: Sequence[str]) -> str:
+        return "-".join([prefix, *(f"{c}{v}" for c, v in zip(letters, values, strict=True))])
 
-    def partitions() -> list[str]:
+    def open_partition(values: Sequence[str]) -> VectorStore:
+        return ChromaStore(location, embedder_id=embedder_id, dimension=dimension,
+                           prefix=name_prefix(values), **options)  # fmt: skip
+
+    def names() -> list[str]:
         client = get_client(location)
         try:
-            names = [c.name if hasattr(c, "name") else str(c) for c in client.list_collections()]
+            return [c.name if hasattr(c, "name") else str(c) for c in client.list_collections()]
         except Exception as error:  # noqa: BLE001 - reported like every other store failure
             raise unavailable(str(location), error) from error
-        values = []
-        for name in names:
-            if name.startswith(head) and name.endswith(tail):
-                value = name[len(head) : len(name) - len(tail)]
-                if value_pattern.fullmatch(value):
-                    values.append(value)
-        return sorted(values)
 
-    return PartitionedStore(key=key, open_partition=open_partition, partitions=partitions)
+    def partitions() -> list[tuple[str, ...]]:
+        return sorted(tuple(m.groups()) for name in names() if (m := pattern.match(name)))
+
+    store = PartitionedStore(keys=keys, open_partition=open_partition, partitions=partitions)
+    if legacy is not None:
+        for name in names():
+            if legacy.match(name):
+                _split_legacy(location, name, store, **options)
+    return store
+
+
+def _split_legacy(location: str | Path, name: str, store: PartitionedStore, **options: Any) -> None:
+    """Move the vectors of a collection of the earlier layout into the store's partitions,
+    a page at a time, then drop it. Safe to run twice at once (upserts are idempotent; a
+    collection another process dropped first is done)."""
+    client = get_client(location)
+    try:
+        old = client.get_collection(name, embedding_function=None)
+        moved = 0
+        while True:
+            page = old.get(limit=_IDS_PAGE_SIZE, offset=0, include=["embeddings", "metadatas"])
+            if not page["ids"]:
+                break
+            store.upsert(page["ids"], page["embeddings"], page["metadatas"])  # type: ignore[arg-type]
+            old.delete(ids=page["ids"])
+            moved += len(page["ids"])
+        client.delete_collection(name)
+    except NotFoundError:
+        return
+    logger.info("Moved %s vectors of %s into one collection per source.", moved, name)
