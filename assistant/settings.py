@@ -186,6 +186,12 @@ CELERY_TASK_ALWAYS_EAGER = envbool(
 )
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
+# A task whose worker died (the whole worker, not one child: that is requeued at once) is
+# delivered again after this long. Shorter than a long sync on purpose: a second delivery of a
+# sync that is still running finds it alive and does nothing (ingestion.sync).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": envint("ASKDOCS_TASK_VISIBILITY_SECONDS", 1800, minimum=60)
+}
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Beat asks every minute which sources are due (their schedule: hourly, daily, weekly).
 CELERY_BEAT_SCHEDULE = {

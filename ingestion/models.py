@@ -132,7 +132,12 @@ class SyncRun(models.Model):
     def percent(self) -> int:
         if self.status != self.Status.RUNNING:
             return 100
-        return int(100 * self.done / self.total) if self.total else 0
+        return min(100, int(100 * self.done / self.total)) if self.total else 0
+
+    @property
+    def known_total(self) -> int:
+        """Items known so far: never fewer than those done (a crawl finds more as it goes)."""
+        return max(self.total, self.done)
 
     @property
     def removals_held(self) -> bool:

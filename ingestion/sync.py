@@ -59,25 +59,44 @@ class SyncAlreadyRunning(Exception):
     pass
 
 
+INTERRUPTED_MESSAGE = "The worker stopped before this run finished."
+
+
 def sync_run_start(*, source: Source, trigger: str) -> SyncRun:
     """Open a run, unless a live one exists for this source (a duplicate task delivery)."""
-    now = timezone.now()
     with transaction.atomic():
         Source.objects.select_for_update().filter(pk=source.pk).first()
-        running = SyncRun.objects.filter(source=source, status=SyncRun.Status.RUNNING)
-        if any(_alive(run, now) for run in running):
+        if _settle(source):
             raise SyncAlreadyRunning(f"{source} is already being synced")
-        interrupted = running.update(
-            status=SyncRun.Status.INTERRUPTED,
-            finished_at=now,
-            message="The worker stopped before this run finished; the next run took over.",
-        )
         run = SyncRun.objects.create(source=source, trigger=trigger, worker=_worker())
         Source.objects.filter(pk=source.pk).update(status=Source.Status.SYNCING)
-    if interrupted:
-        # A killed run may have changed chunks after its last cache invalidation.
-        index_changed(project_id=source.project_id)
     return run
+
+
+def runs_settle(*, source: Source) -> bool:
+    """Mark the source's runs whose worker is gone as interrupted (the one definition of a
+    dead run, used by the sync itself, the console and deleting a source); True while a live
+    run remains."""
+    with transaction.atomic():
+        Source.objects.select_for_update().filter(pk=source.pk).first()
+        return _settle(source)
+
+
+def _settle(source: Source) -> bool:
+    now = timezone.now()
+    running = list(SyncRun.objects.filter(source=source, status=SyncRun.Status.RUNNING))
+    dead = [run.pk for run in running if not _alive(run, now)]
+    if dead:
+        SyncRun.objects.filter(pk__in=dead).update(
+            status=SyncRun.Status.INTERRUPTED, finished_at=now, message=INTERRUPTED_MESSAGE
+        )
+        if len(dead) == len(running):
+            Source.objects.filter(pk=source.pk, status=Source.Status.SYNCING).update(
+                status=Source.Status.FAILED, last_error=INTERRUPTED_MESSAGE
+            )
+        # A killed run may have changed chunks after its last cache invalidation.
+        transaction.on_commit(lambda: index_changed(project_id=source.project_id))
+    return len(dead) < len(running)
 
 
 def _worker() -> str:

@@ -49,11 +49,16 @@ class FilesConnector:
         files = (
             sorted(p for p in self.folder.rglob("*") if p.is_file()) if self.folder.is_dir() else []
         )
-        yield Total(len(files))
+        known = len(files)
+        yield Total(known)
         for path in files:
             name = path.relative_to(self.folder).as_posix()
             if path.suffix.lower() in ARCHIVE_SUFFIXES:
-                yield from self._archive(path, name)
+                documents = list(self._archive(path, name))
+                # Progress counts documents: an archive counts for the files in it.
+                known += len(documents) - 1
+                yield Total(known)
+                yield from documents
                 continue
             try:
                 if path.stat().st_size > self.max_file_bytes:

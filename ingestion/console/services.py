@@ -13,8 +13,9 @@ from django.db import transaction
 from assistant.models import Project
 from assistant.wiring import runtime
 from ingestion.connectors.files import source_folder
-from ingestion.models import Chunk, Source, SyncRun
+from ingestion.models import Chunk, Source
 from ingestion.support_answers import AnswerInput, support_answer_save
+from ingestion.sync import runs_settle
 from ingestion.uploads import source_file_add, source_file_remove
 
 logger = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ def source_delete(*, source: Source) -> int:
     stored with, so vectors an interrupted sync left behind go too."""
     with transaction.atomic():
         locked = Source.objects.select_for_update().get(pk=source.pk)
-        if SyncRun.objects.filter(source=locked, status=SyncRun.Status.RUNNING).exists():
+        if runs_settle(source=locked):
             raise SourceBusy("A sync of this source is running; delete it when it has finished.")
         vector_ids = set(
             Chunk.objects.filter(document__source=locked).values_list("vector_id", flat=True)

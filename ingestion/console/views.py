@@ -15,6 +15,7 @@ from assistant.console.access import HtmxHttpRequest, console_context, staff_req
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
 from ingestion.selectors import source_counts, sources_overview
+from ingestion.sync import runs_settle
 
 RUNS_SHOWN = 10
 
@@ -34,6 +35,8 @@ def source_list(request: HttpRequest) -> HttpResponse:
 def source_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source.objects.select_related("project"), pk=pk)
     context = console_context(request, "sources")
+    runs_settle(source=source)  # a run whose worker died shows as interrupted, not running
+    source.refresh_from_db()
     runs = list(source.runs.all()[:RUNS_SHOWN])
     # After "Sync now" the run row appears only once a worker picks the sync up: keep polling
     # until a run newer than the one we knew of shows up, then while it runs.
