@@ -17,13 +17,15 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_chroma(data_dir: Path, *, timeout: float = 90) -> tuple[subprocess.Popen[bytes], str]:
-    """`chroma run` (the CLI of the chromadb package) on a free port; returns it and its URL
-    once its heartbeat answers. Its log is data_dir/chroma.log."""
+def start_chroma(
+    data_dir: Path, *, timeout: float = 90, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """`chroma run` (the CLI of the chromadb package) on a free port (or `port`: a restart);
+    returns it and its URL once its heartbeat answers. Its log is data_dir/chroma.log."""
     chroma = Path(sys.executable).parent / "chroma"
     if not chroma.exists():
         raise AssertionError(f"The `chroma` CLI (from the chromadb package) is missing at {chroma}")
-    port = free_port()
+    port = port or free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = data_dir / "chroma.log"
     with log_path.open("wb") as log:

@@ -67,7 +67,7 @@ def chunk_store() -> VectorStore:
     so every question searches its sources' collections without a filter, and a small source
     is never buried in a large one's index."""
     from assistant.wiring.adapters.chroma_naming import HnswParams
-    from assistant.wiring.adapters.chroma_store import partitioned
+    from assistant.wiring.adapters.chroma_partitions import partitioned
 
     model = embedder()
     return partitioned(

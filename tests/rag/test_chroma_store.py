@@ -410,3 +410,25 @@ def test_it_names_collections_within_chromas_rules() -> None:
     long_b = collection_name("chunks", "hf:" + "x" * 80 + "/b", 384)
     assert len(long_a) <= 63 and len(long_b) <= 63 and long_a != long_b
     assert long_a[0].isalnum() and long_a[-1].isalnum()
+
+
+def test_a_server_restarted_empty_is_used_again_without_a_restart(tmp_path: Path) -> None:
+    """The web process keeps its collection handle; a Chroma server that comes back without
+    the collection (restarted on an empty folder) must not leave it failing until restarted."""
+    port = free_port()
+    (tmp_path / "first").mkdir()
+    server, url = start_chroma(tmp_path / "first", port=port)
+    try:
+        store = ChromaStore(url, embedder_id="test:3d", dimension=3, prefix="restart")
+        store.upsert(["a"], [unit(1, 0, 0)], [{"project_id": 1}])
+        assert [h.id for h in store.query(unit(1, 0, 0), k=1)] == ["a"]
+    finally:
+        stop(server)
+    (tmp_path / "second").mkdir()
+    server, _ = start_chroma(tmp_path / "second", port=port)
+    try:
+        assert store.query(unit(1, 0, 0), k=1) == []  # empty, not "does not exist"
+        store.upsert(["b"], [unit(0, 1, 0)], [{"project_id": 1}])
+        assert store.ids() == {"b"} and store.count() == 1
+    finally:
+        stop(server)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.wiring.adapters.chroma_clients import get_client
-from assistant.wiring.adapters.chroma_store import ChromaStore, partitioned
+from assistant.wiring.adapters.chroma_partitions import partitioned
+from assistant.wiring.adapters.chroma_store import ChromaStore
 
 KEYS = ("project_id", "source_id")
 

@@ -22,20 +22,19 @@ HNSW knobs in chromadb 1.5.9 (collection ``configuration["hnsw"]``):
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import httpx
 from chromadb.api import ClientAPI
 from chromadb.api.models.Collection import Collection
 from chromadb.errors import NotFoundError
 
-from assistant.rag.ports import VectorHit, VectorStore
+from assistant.rag.ports import VectorHit
 from assistant.wiring.adapters.chroma_clients import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_REQUEST_TIMEOUT,
@@ -49,14 +48,14 @@ from assistant.wiring.adapters.chroma_naming import (
     HnswParams,
     VectorStoreMismatch,
     collection_name,
-    slug,
     where_filter,
 )
-from assistant.wiring.adapters.partitioned_store import PartitionedStore
 
 logger = logging.getLogger(__name__)
 
-_IDS_PAGE_SIZE = 5_000
+IDS_PAGE_SIZE = 5_000
+
+T = TypeVar("T")
 
 Metadata = Mapping[str, str | int | float | bool]
 
@@ -127,8 +126,8 @@ class ChromaStore:
                     f"Vector {vector_id!r} has {len(vector)} dimensions; collection "
                     f"{self.name!r} holds {self.dimension}-d vectors of {self.embedder_id!r}"
                 )
-        with self._errors():
-            collection = self._collection()
+
+        def write(collection: Collection) -> None:
             step = self._batch_size()
             for start in range(0, len(ids), step):
                 end = start + step
@@ -140,14 +139,18 @@ class ChromaStore:
                     metadatas=[dict(m) if m else None for m in metadatas[start:end]],  # type: ignore[misc]
                 )
 
+        self._on_collection(write)
+
     def delete(self, ids: Sequence[str]) -> None:
         if not ids:
             return
-        with self._errors():
-            collection = self._collection()
+
+        def remove(collection: Collection) -> None:
             step = self._batch_size()
             for start in range(0, len(ids), step):
                 collection.delete(ids=list(ids[start : start + step]))
+
+        self._on_collection(remove)
 
     def query(
         self, vector: Sequence[float], *, k: int, where: Mapping[str, Any] | None = None
@@ -160,13 +163,14 @@ class ChromaStore:
                 f"holds {self.dimension}-d vectors of {self.embedder_id!r}"
             )
         query_embeddings: list[Sequence[float]] = [list(vector)]
-        with self._errors():
-            result = self._collection().query(
+        result = self._on_collection(
+            lambda collection: collection.query(
                 query_embeddings=query_embeddings,
                 n_results=k,
                 where=cast(Any, where_filter(where)),
                 include=["metadatas", "distances"],
             )
+        )
         ids = result["ids"][0]
         distances = (result["distances"] or [[]])[0]
         metadata_rows = result["metadatas"]
@@ -179,25 +183,25 @@ class ChromaStore:
         return hits
 
     def ids(self, where: Mapping[str, Any] | None = None) -> set[str]:
-        found: set[str] = set()
-        with self._errors():
-            collection = self._collection()
+        def listed(collection: Collection) -> set[str]:
+            found: set[str] = set()
             offset = 0
             while True:
                 page = collection.get(
                     where=cast(Any, where_filter(where)),
                     include=[],
-                    limit=_IDS_PAGE_SIZE,
+                    limit=IDS_PAGE_SIZE,
                     offset=offset,
                 )["ids"]
                 found.update(page)
-                if len(page) < _IDS_PAGE_SIZE:
+                if len(page) < IDS_PAGE_SIZE:
                     return found
                 offset += len(page)
 
+        return self._on_collection(listed)
+
     def count(self) -> int:
-        with self._errors():
-            return self._collection().count()
+        return self._on_collection(lambda collection: collection.count())
 
     # Maintenance ------------------------------------------------------------------------------
 
@@ -307,73 +311,15 @@ class ChromaStore:
         except httpx.TransportError as error:
             raise unavailable(str(self.location), error) from error
 
-
-# --- one collection per project and source ---------------------------------------------------
-
-
-def partitioned(
-    location: str | Path,
-    *,
-    keys: Sequence[str],
-    embedder_id: str,
-    dimension: int,
-    prefix: str = "chunks",
-    **options: Any,
-) -> PartitionedStore:
-    """A `PartitionedStore` of Chroma collections named like
-    "chunks-p7-s3-onnx-bge-small-en-v1-5-384" (each key by its first letter, so that long ids
-    stay within the 63 characters the Python client allows), one per combination of values of
-    `keys`. Collections of the earlier layout, one per value of the first key
-    ("chunks-project-id-7-..."), are split into the new ones when the store is built (vectors
-    and metadata move as they are: nothing is embedded again)."""
-    letters = [key[0] for key in keys]
-    if len(set(letters)) != len(letters):
-        raise ValueError(f"partition keys need different first letters: {keys}")
-    head, tail = re.escape(slug(prefix)), re.escape("-" + slug(f"{embedder_id}-{dimension}"))
-    pattern = re.compile(f"^{head}-" + "-".join(f"{c}([0-9a-z]+)" for c in letters) + f"{tail}$")
-    legacy = re.compile(f"^{head}-{slug(keys[0])}-[0-9a-z]+{tail}$") if len(keys) > 1 else None
-
-    def name_prefix(values: Sequence[str]) -> str:
-        return "-".join([prefix, *(f"{c}{v}" for c, v in zip(letters, values, strict=True))])
-
-    def open_partition(values: Sequence[str]) -> VectorStore:
-        return ChromaStore(location, embedder_id=embedder_id, dimension=dimension,
-                           prefix=name_prefix(values), **options)  # fmt: skip
-
-    def names() -> list[str]:
-        client = get_client(location)
-        try:
-            return [c.name if hasattr(c, "name") else str(c) for c in client.list_collections()]
-        except Exception as error:  # noqa: BLE001 - reported like every other store failure
-            raise unavailable(str(location), error) from error
-
-    def partitions() -> list[tuple[str, ...]]:
-        return sorted(tuple(m.groups()) for name in names() if (m := pattern.match(name)))
-
-    store = PartitionedStore(keys=keys, open_partition=open_partition, partitions=partitions)
-    if legacy is not None:
-        for name in names():
-            if legacy.match(name):
-                _split_legacy(location, name, store, **options)
-    return store
-
-
-def _split_legacy(location: str | Path, name: str, store: PartitionedStore, **options: Any) -> None:
-    """Move the vectors of a collection of the earlier layout into the store's partitions,
-    a page at a time, then drop it. Safe to run twice at once (upserts are idempotent; a
-    collection another process dropped first is done)."""
-    client = get_client(location)
-    try:
-        old = client.get_collection(name, embedding_function=None)
-        moved = 0
-        while True:
-            page = old.get(limit=_IDS_PAGE_SIZE, offset=0, include=["embeddings", "metadatas"])
-            if not page["ids"]:
-                break
-            store.upsert(page["ids"], page["embeddings"], page["metadatas"])  # type: ignore[arg-type]
-            old.delete(ids=page["ids"])
-            moved += len(page["ids"])
-        client.delete_collection(name)
-    except NotFoundError:
-        return
-    logger.info("Moved %s vectors of %s into one collection per source.", moved, name)
+    def _on_collection(self, operation: Callable[[Collection], T]) -> T:
+        """Run `operation` on the collection. A handle whose collection has gone (a Chroma
+        server restarted on an empty folder, a reset by another process) is dropped and the
+        collection opened again, once: it is then created empty, as on first use."""
+        with self._errors():
+            try:
+                return operation(self._collection())
+            except NotFoundError:
+                logger.warning("Chroma collection %s has gone; opening it again", self.name)
+                with self._lock:
+                    self._handle = None
+                return operation(self._collection())
