@@ -167,7 +167,7 @@ def test_it_deletes_ids(store: ChromaStore) -> None:
 
 
 def test_it_lists_ids_page_by_page(store: ChromaStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(chroma_store, "_IDS_PAGE_SIZE", 3)
+    monkeypatch.setattr(chroma_store, "IDS_PAGE_SIZE", 3)
     ids = [f"id-{n}" for n in range(7)]
     store.upsert(ids, [unit(1, n, 0) for n in range(7)], [{"even": n % 2 == 0} for n in range(7)])
 
