@@ -11,6 +11,8 @@ HEIGHT = 180
 PAD_LEFT = 40
 PAD_BOTTOM = 24
 PAD_TOP = 10
+#: A bar of 0 is drawn this tall (a day at 0% is a result, not a gap in the data).
+ZERO_HEIGHT = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +24,7 @@ class Bar:
     label: str
     value_text: str
     show_label: bool
+    zero: bool = False
 
     @property
     def center(self) -> float:
@@ -56,7 +59,8 @@ def bar_chart(
     every = max(1, -(-len(points) // max_labels))
     bars = []
     for i, (label, value) in enumerate(points):
-        height = plot_h * min(max(value / peak, 0), 1)
+        zero = value <= 0
+        height = ZERO_HEIGHT if zero else max(plot_h * min(value / peak, 1), ZERO_HEIGHT)
         width = min(slot * 0.76, 48)
         text = f"{value:.0%}" if percent else (f"{value:,.0f}" if value >= 10 else f"{value:.2g}")
         bars.append(
@@ -68,6 +72,7 @@ def bar_chart(
                 label=label,
                 value_text=text,
                 show_label=i % every == 0,
+                zero=zero,
             )
         )
     gridlines = []

@@ -116,3 +116,19 @@ def test_the_list_paginates(staff_client, shop):
     assert "Page 1 of 2" in html
     second = staff_client.get("/admin/feedback/", {"project": shop.pk, "page": "2"})
     assert b"Page 2 of 2" in second.content
+
+
+def test_a_day_at_zero_percent_is_drawn_not_left_blank():
+    import re
+
+    from django.template.loader import render_to_string
+
+    from feedback.charts import bar_chart
+
+    chart = bar_chart([("Nov 01", 0.0), ("Nov 02", 0.5)], top=1, percent=True)
+    html = render_to_string("console/_bar_chart.html", {"chart": chart, "title": "Thumbs up"})
+    rects = re.findall(r'<rect [^>]*height="([0-9.]+)"[^>]*>\s*<title>([^<]*)</title>', html)
+    assert [title for _, title in rects] == ["Nov 01: 0%", "Nov 02: 50%"]
+    zero, half = (float(height) for height, _ in rects)
+    assert zero >= 2 and half > zero
+    assert html.count('class="zero"') == 1
