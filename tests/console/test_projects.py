@@ -97,3 +97,15 @@ def test_rotating_needs_a_post_and_staff(client, reader_client, shop):
 
 def test_rotating_is_refused_on_get(staff_client, shop):
     assert staff_client.get(f"/admin/projects/{shop.pk}/rotate-key/").status_code == 405
+
+
+def test_the_rerank_cost_is_one_measured_figure_in_the_console_and_the_readme(staff_client, demo):
+    import re
+    from pathlib import Path
+
+    from assistant.rag.types import RERANK_CPU_MS_PER_CHUNK
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert set(re.findall(r"about (\d+) CPU-ms", readme)) == {str(RERANK_CPU_MS_PER_CHUNK)}
+    page = staff_client.get(f"/admin/projects/{demo.pk}/").content.decode()
+    assert f"about {RERANK_CPU_MS_PER_CHUNK} CPU-ms" in page
