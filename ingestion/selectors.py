@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from assistant.models import Project
 from assistant.rag.types import Chunk as PassageChunk
@@ -98,7 +99,24 @@ def _with_next_sync(source: Source) -> Source:
     interval = SCHEDULE_INTERVALS.get(Source.Schedule(source.schedule))
     last_run = getattr(source, "last_run", None)
     source.next_sync = last_run + interval if interval and last_run else None  # type: ignore[attr-defined]
+    source.next_sync_text = next_sync_text(source=source, last_run=last_run)  # type: ignore[attr-defined]
     return source
+
+
+def next_sync_text(
+    *, source: Source, last_run: datetime | None, now: datetime | None = None
+) -> str:
+    """When the source will be read next, in words: what the scheduler (Celery beat, or the
+    embedded one `.bin/run` starts; both look once a minute) will do, by the rule of
+    `sources_due`."""
+    interval = SCHEDULE_INTERVALS.get(Source.Schedule(source.schedule))
+    if interval is None:
+        return "Manual only: press Sync now"
+    every = Source.Schedule(source.schedule).label.lower()
+    now = now or timezone.now()
+    if last_run is None or last_run + interval <= now:
+        return f"Within a minute, then {every}"
+    return f"{timezone.localtime(last_run + interval):%b %-d, %H:%M} ({every})"
 
 
 def source_counts(*, source: Source) -> dict[str, int]:

@@ -14,7 +14,7 @@ from assistant.console.access import console_context, staff_required
 from ingestion.console.forms import FORMS, FilesSourceForm, SourceForm, SupportSourceForm
 from ingestion.console.services import SourceBusy, source_create, source_delete, source_update
 from ingestion.models import Source
-from ingestion.selectors import source_counts
+from ingestion.selectors import next_sync_text, source_counts
 from ingestion.uploads import source_files
 
 
@@ -47,7 +47,8 @@ def source_new(request: HttpRequest, kind: str) -> HttpResponse:
             config=form.config(),
             **_inputs(form),  # type: ignore[arg-type]
         )
-        messages.success(request, f"Added “{source.name}”. Sync it to index its documents.")
+        when = next_sync_text(source=source, last_run=None)
+        messages.success(request, f"Added “{source.name}”. Next sync: {when[0].lower()}{when[1:]}.")
         return redirect("console-source", pk=source.pk)
     context.update(form=form, kind_label=Source.Kind(kind).label, source=None)
     return TemplateResponse(request, "console/source_form.html", context)

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
-from ingestion.selectors import source_counts, sources_overview
+from ingestion.selectors import next_sync_text, source_counts, sources_overview
 from ingestion.sync import runs_settle
 
 RUNS_SHOWN = 10
@@ -46,6 +46,7 @@ def source_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     context.update(
         source=source, project=source.project, runs=runs, queued=queued,
         polling=queued or running, after=after, counts=source_counts(source=source),
+        next_sync=next_sync_text(source=source, last_run=runs[0].started_at if runs else None),
     )  # fmt: skip
     template = "console/_source_runs.html" if request.htmx else "console/source.html"
     return TemplateResponse(request, template, context)

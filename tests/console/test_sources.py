@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -82,3 +83,33 @@ def test_the_list_shows_document_and_chunk_counts_and_links_to_add_each_kind(sta
     for kind in ("website", "files", "support", "manual"):
         assert f"/admin/sources/new/{kind}/?project={docs.project_id}" in html
     assert "<title>Sources · Ask AI</title>" in html
+
+
+def test_each_source_says_when_it_will_be_synced_next(staff_client, docs):
+    Source.objects.create(project=docs.project, kind="manual", name="New daily", schedule="daily",
+                          config={"title": "T", "text": "x"})  # fmt: skip
+    Source.objects.create(project=docs.project, kind="manual", name="By hand", schedule="off",
+                          config={"title": "T", "text": "x"})  # fmt: skip
+    html = staff_client.get("/admin/sources/", {"project": docs.project_id}).content.decode()
+    cells = dict(re.findall(r'data-source="([^"]+)".*?data-next-sync>([^<]*)<', html, re.S))
+    run = docs.runs.get()
+    assert cells["New daily"] == "Within a minute, then daily"  # the scheduler's rule: due now
+    assert cells["By hand"] == "Manual only: press Sync now"
+    due = timezone.localtime(run.started_at + timedelta(days=1))
+    assert cells["FAQ"] == f"{due:%b %-d, %H:%M} (daily)"
+    # Overdue (the scheduler has not run for a while): within a minute again.
+    SyncRun.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(days=2))
+    html = staff_client.get(f"/admin/sources/{docs.pk}/").content.decode()
+    assert re.search(r"data-next-sync>Within a minute, then daily<", html)
+
+
+def test_a_new_source_says_when_its_first_sync_comes(staff_client, docs):
+    response = staff_client.post(
+        f"/admin/sources/new/manual/?project={docs.project_id}",
+        {"name": "Hours", "schedule": "hourly", "title": "Opening hours", "text": "9-5"},
+        follow=True,
+    )
+    assert "Added “Hours”. Next sync: within a minute, then hourly." in response.content.decode()
+    source = Source.objects.get(name="Hours")
+    page = staff_client.get(f"/admin/sources/{source.pk}/").content.decode()
+    assert "Never synced. Next sync: within a minute, then hourly." in page
