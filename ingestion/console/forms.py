@@ -176,7 +176,7 @@ class SupportSourceForm(SourceForm):
         required=False,
         max_length=500,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
-        help_text="Discord bot token or Intercom access token. Leave empty to keep the stored one.",
+        help_text="Discord bot token or Intercom access token.",
     )
     channel_id = forms.CharField(required=False, max_length=40, label="Discord channel id")
     approved_reaction = forms.CharField(
@@ -185,6 +185,22 @@ class SupportSourceForm(SourceForm):
     tag = forms.CharField(required=False, max_length=200, label="Intercom tag")
 
     answers: list[AnswerInput]
+    #: Which provider each field belongs to: the page shows only the chosen one's fields
+    #: (console.js; without JavaScript every field shows, each labelled with its provider).
+    FIELDS_OF: ClassVar[dict[str, str]] = {
+        "answers_file": "import",
+        "token": "discord intercom",
+        "channel_id": "discord",
+        "approved_reaction": "discord",
+        "tag": "intercom",
+    }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for name, providers in self.FIELDS_OF.items():
+            self.fields[name].providers = providers  # type: ignore[attr-defined]
+        if self.source is not None and (self.source.config or {}).get("token"):
+            self.fields["token"].help_text += " Leave empty to keep the stored one."
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}

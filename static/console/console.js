@@ -10,6 +10,21 @@
     }
   } catch (e) { /* old browser: UTC */ }
 
+  // A support source's form shows the fields of the chosen provider only (Discord, Intercom
+  // or an import); the server accepts and checks the same fields either way.
+  function showProviderFields() {
+    var select = document.querySelector('select[name="provider"]');
+    if (!select) return;
+    document.querySelectorAll("[data-providers]").forEach(function (box) {
+      var mine = box.getAttribute("data-providers").split(" ").indexOf(select.value) !== -1;
+      box.hidden = !mine;
+    });
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.matches && event.target.matches('select[name="provider"]')) showProviderFields();
+  });
+  document.addEventListener("DOMContentLoaded", showProviderFields);
+
   // The sandbox's threshold slider re-filters the candidates already on the page: the same
   // gate as the server (relevance >= threshold, best first, at most max-kept).
   function refilter(threshold) {

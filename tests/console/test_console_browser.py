@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from assistant.ask.cors import forget_origins
-from assistant.models import Interaction
+from assistant.models import Interaction, Project
 from feedback.models import Feedback
 from ingestion.models import Document, Source
 from tests.console.history import log_history
@@ -246,3 +246,32 @@ def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down( 
     page.wait_for_selector("text=and everything indexed from it")
     assert not Source.objects.filter(pk=source.pk).exists()
     assert not Document.objects.filter(source_id=source.pk).exists()
+
+
+def test_the_support_source_form_shows_only_the_chosen_providers_fields(live, page) -> None:  # noqa: ANN001
+    log_in(page, live.url)
+    project = Project.objects.get(name="Demo")
+    page.goto(f"{live.url}/admin/sources/new/support/?project={project.pk}")
+
+    def shown() -> set[str]:
+        return set(page.eval_on_selector_all(
+            "[data-providers]:not([hidden]) [name]", "els => els.map(e => e.name)"
+        ))  # fmt: skip
+
+    assert shown() == {"answers_file"}  # the default: an import
+    page.select_option("select[name=provider]", "discord")
+    assert shown() == {"token", "channel_id", "approved_reaction"}
+    assert "Leave empty to keep" not in page.inner_text("form.form-grid")  # nothing is stored yet
+    shot(page, "support-form-discord")
+    page.select_option("select[name=provider]", "intercom")
+    assert shown() == {"token", "tag"}
+    page.fill("input[name=name]", "Tagged answers")
+    page.fill("input[name=token]", "secret-intercom-token")
+    page.fill("input[name=tag]", "approved")
+    page.get_by_role("button", name="Add source").click()
+    page.wait_for_url("**/admin/sources/*/")
+    source = Source.objects.get(name="Tagged answers")
+    assert source.config["provider"] == "intercom" and source.config["tag"] == "approved"
+    page.goto(f"{live.url}/admin/sources/{source.pk}/edit/")
+    assert shown() == {"token", "tag"}
+    assert "Leave empty to keep the stored one." in page.inner_text("form.form-grid")
