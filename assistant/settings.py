@@ -270,6 +270,10 @@ SPECTACULAR_SETTINGS = {
     "for server-side integrations.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "assistant.ask.openapi.add_stream_operation",  # the server-sent events door
+    ],
 }
 # CORS is decided per project (its allowed origins), see assistant.ask.cors.
 CORS_URLS_REGEX = r"^/api/v1/.*$"

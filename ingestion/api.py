@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.api_errors import ApiError
+from assistant.api_errors import ApiError, error_responses
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source
 from ingestion.support_answers import (
@@ -26,6 +26,7 @@ class SupportAnswerApi(APIView):
     Retried deliveries of one `id` are idempotent; the answer is indexed by a sync queued
     right away, so this answers fast."""
 
+    @extend_schema_serializer(component_name="SupportAnswerRequest")
     class Input(serializers.Serializer):
         id = serializers.CharField(max_length=200)
         question = serializers.CharField(max_length=MAX_TEXT)
@@ -33,11 +34,14 @@ class SupportAnswerApi(APIView):
         url = serializers.URLField(required=False, allow_blank=True, default="", max_length=1000)
         approved = serializers.BooleanField(required=False, default=True)
 
+    @extend_schema_serializer(component_name="SupportAnswerResponse")
     class Output(serializers.Serializer):
         id = serializers.CharField()
         status = serializers.CharField()
 
-    @extend_schema(request=Input, responses={202: Output}, auth=[])
+    @extend_schema(
+        request=Input, responses={202: Output, **error_responses(400, 401, 404, 413, 415)}, auth=[]
+    )
     def post(self, request: Request, source_id: int) -> Response:
         source = Source.objects.filter(pk=source_id).first()
         token = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()

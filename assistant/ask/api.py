@@ -6,13 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.api_errors import ApiError
+from assistant.api_errors import INTAKE_ERRORS, ApiError, error_responses
 from assistant.ask import intake, services
 from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
 from assistant.models import Interaction
@@ -53,6 +53,7 @@ class SourceOutput(serializers.Serializer):
 
 
 class AskApi(APIView):
+    @extend_schema_serializer(component_name="AskRequest")
     class InputSerializer(QuestionInput):
         conversation_id = serializers.CharField(required=False, allow_blank=True, max_length=64)
         # Whose memory to use: a widget-style identity, or (secret key only) a user key.
@@ -61,6 +62,7 @@ class AskApi(APIView):
         user_hash = serializers.CharField(required=False, allow_blank=True, max_length=64)
         user = serializers.CharField(required=False, allow_blank=True, max_length=120)
 
+    @extend_schema_serializer(component_name="AskResponse")
     class OutputSerializer(serializers.Serializer):
         answer_id = serializers.CharField()
         answer = serializers.CharField()
@@ -77,7 +79,10 @@ class AskApi(APIView):
             "or empty."
         )
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer, **error_responses(*INTAKE_ERRORS)},
+    )
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)
@@ -94,24 +99,30 @@ class AskApi(APIView):
 
 
 class RetrieveApi(APIView):
+    @extend_schema_serializer(component_name="RetrieveRequest")
     class InputSerializer(QuestionInput):
         num_results = serializers.IntegerField(required=False, default=5, min_value=1, max_value=50)
         rerank = serializers.BooleanField(required=False, default=True)
 
+    @extend_schema_serializer(component_name="RetrieveResponse")
     class OutputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="RetrievedChunk")
         class ChunkOutput(serializers.Serializer):
             id = serializers.CharField(source="chunk.id")
             title = serializers.CharField(source="chunk.title")
             url = serializers.CharField(source="chunk.url")
             text = serializers.CharField(source="chunk.text")
-            similarity = serializers.FloatField()
+            similarity = serializers.FloatField(allow_null=True)
             relevance = serializers.FloatField(allow_null=True)
             relevant = serializers.BooleanField(source="kept")
 
         query = serializers.CharField()
         chunks = ChunkOutput(many=True, source="candidates")
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer, **error_responses(*INTAKE_ERRORS)},
+    )
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)

@@ -3,13 +3,13 @@ memory holds, add a fact, and erase a user's memory entirely (a privacy request)
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.api_errors import ApiError
+from assistant.api_errors import ApiError, error_responses
 from assistant.ask import intake, services
 from assistant.ask.intake import Caller
 from assistant.memory.identity import IdentityError, check_user_key
@@ -48,15 +48,19 @@ class FactOutput(serializers.Serializer):
 
 
 class MemoryFactsApi(APIView):
+    @extend_schema_serializer(component_name="MemoryFactRequest")
     class AddInput(UserInput):
         # The exact limit is checked by the memory core, with its own message.
         text = serializers.CharField(max_length=MAX_FACT_CHARS * 4, allow_blank=True)
 
+    @extend_schema_serializer(component_name="MemoryFacts")
     class OutputSerializer(serializers.Serializer):
         user = serializers.CharField()
         facts = FactOutput(many=True)
 
-    @extend_schema(parameters=[UserInput], responses=OutputSerializer)
+    @extend_schema(
+        parameters=[UserInput], responses={200: OutputSerializer, **error_responses(400, 401, 429)}
+    )
     def get(self, request: Request) -> Response:
         data = UserInput(data=request.query_params)
         data.is_valid(raise_exception=True)
@@ -65,7 +69,10 @@ class MemoryFactsApi(APIView):
         facts = memory_facts(project=project, user_key=user)
         return Response(self.OutputSerializer({"user": user, "facts": facts}).data)
 
-    @extend_schema(request=AddInput, responses=FactOutput)
+    @extend_schema(
+        request=AddInput,
+        responses={200: FactOutput, 201: FactOutput, **error_responses(400, 401, 413, 415, 503)},
+    )
     def post(self, request: Request) -> Response:
         data = self.AddInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -88,11 +95,15 @@ class MemoryFactsApi(APIView):
 
 
 class MemoryEraseApi(APIView):
+    @extend_schema_serializer(component_name="MemoryErased")
     class OutputSerializer(serializers.Serializer):
         user = serializers.CharField()
         deleted = serializers.IntegerField()
 
-    @extend_schema(request=UserInput, responses=OutputSerializer)
+    @extend_schema(
+        request=UserInput,
+        responses={200: OutputSerializer, **error_responses(400, 401, 413, 415, 503)},
+    )
     def post(self, request: Request) -> Response:
         data = UserInput(data=request.data)
         data.is_valid(raise_exception=True)
