@@ -282,6 +282,9 @@ CORS_ALLOW_HEADERS = ["content-type", "x-project-key", "authorization"]
 # --- Widget: streamed answers and rate limits (moving windows, see assistant/ask/ratelimits.py) --
 ASKDOCS_MAX_ANSWER_CHARS = envint("ASKDOCS_MAX_ANSWER_CHARS", 4000, minimum=100)
 ASKDOCS_MAX_GENERATION_SECONDS = envfloat("ASKDOCS_MAX_GENERATION_SECONDS", 90.0, minimum=1.0)
+# Streamed answers (WebSocket, SSE) at most this many words a second, so a quoted answer is seen
+# being written; 0 sends words as they come. The REST, SMS and CLI answers are never held.
+ASKDOCS_STREAM_WORDS_PER_SECOND = envfloat("ASKDOCS_STREAM_WORDS_PER_SECOND", 40.0, minimum=0.0)
 # Tests ask hundreds of questions from 127.0.0.1; the rate-limit tests set their own rates.
 ASKDOCS_RATE_ASK_PER_CLIENT = envrate("ASKDOCS_RATE_ASK_PER_CLIENT", "20/m")
 ASKDOCS_RATE_ASK_PER_CONVERSATION = envrate("ASKDOCS_RATE_ASK_PER_CONVERSATION", "10/m")

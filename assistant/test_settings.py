@@ -11,7 +11,7 @@ import os
 
 os.environ.setdefault("ASKDOCS_TESTING", "1")
 
-from assistant.env import envrate  # noqa: E402
+from assistant.env import envfloat, envrate  # noqa: E402
 from assistant.settings import *  # noqa: E402, F403
 from assistant.settings import DATA_DIR, DATABASES  # noqa: E402
 
@@ -28,3 +28,6 @@ ASKDOCS_RATE_ASK_PER_CLIENT = envrate("ASKDOCS_RATE_ASK_PER_CLIENT", "5000/m")
 ASKDOCS_RATE_FEEDBACK_PER_CLIENT = envrate("ASKDOCS_RATE_FEEDBACK_PER_CLIENT", "5000/m")
 ASKDOCS_RATE_RETRIEVE_PER_CLIENT = envrate("ASKDOCS_RATE_RETRIEVE_PER_CLIENT", "5000/m")
 ASKDOCS_RATE_SMS_PER_SENDER = envrate("ASKDOCS_RATE_SMS_PER_SENDER", "5000/m")
+
+# Answers stream as they come, unless a test of the pace (or its live server) asks for one.
+ASKDOCS_STREAM_WORDS_PER_SECOND = envfloat("ASKDOCS_STREAM_WORDS_PER_SECOND", 0.0, minimum=0.0)

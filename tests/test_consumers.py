@@ -297,3 +297,20 @@ async def test_an_unavailable_model_falls_back_to_quoting_and_the_done_frame_say
     assert "refund" in text and text.rstrip().endswith("]")
     logged = await sync_to_async(Interaction.objects.get)(answer_id=uuid.UUID(done["answer_id"]))
     assert (logged.generator, logged.error) == ("extractive", "")
+
+
+async def test_a_quoted_answer_streams_word_by_word_at_the_reading_pace(demo_project, settings):
+    """The extractive answer exists whole at once; the socket still sends it as it would be
+    written, in many frames, at most ASKDOCS_STREAM_WORDS_PER_SECOND words a second."""
+    settings.ASKDOCS_STREAM_WORDS_PER_SECOND = 200
+    communicator = socket_for(demo_project)
+    await communicator.connect()
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    frames = await ask(communicator, question="How do I get my money back?", topic="Billing")
+    elapsed = loop.time() - started
+    await communicator.disconnect()
+    tokens = [f["text"] for f in frames if f["type"] == "token"]
+    words = "".join(tokens).split()
+    assert len(words) > 20 and len(tokens) >= len(words)  # a frame a word, never merged
+    assert elapsed >= (len(words) - 1) / 200  # the pace held

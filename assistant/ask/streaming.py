@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +28,8 @@ from assistant.ask.intake import AskRequest
 from assistant.models import Interaction
 
 logger = logging.getLogger(__name__)
+
+_WORD = re.compile(r"\S+\s*|\s+")
 
 Frame = dict[str, Any]
 
@@ -54,11 +57,39 @@ async def answer_frames(
             max_seconds=settings.ASKDOCS_MAX_GENERATION_SECONDS,
         )
 
+    pace = _Pace(settings.ASKDOCS_STREAM_WORDS_PER_SECOND)
     async for event in _events_off_loop(events):
+        if event.kind == "token":
+            async for piece in pace.words(event.data["text"]):
+                yield {"type": "token", "text": piece}
+            continue
         frame: Frame = {"type": event.kind, **event.data}
         if event.kind == "done":
             frame["conversation_id"] = request.conversation_id
         yield frame
+
+
+class _Pace:
+    """Words no faster than `per_second` (0: as they come). A quoting answerer has its whole
+    answer at once, which would land in one frame: at a reading pace the reader sees it being
+    written, as with an LLM, whose tokens rarely come faster than this. The first word is never
+    held back."""
+
+    def __init__(self, per_second: float) -> None:
+        self.gap = 1.0 / per_second if per_second > 0 else 0.0
+        self.next_at = 0.0
+
+    async def words(self, text: str) -> AsyncIterator[str]:
+        if not self.gap:
+            yield text
+            return
+        loop = asyncio.get_running_loop()
+        for word in _WORD.findall(text):
+            wait = self.next_at - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.next_at = max(loop.time(), self.next_at) + self.gap
+            yield word
 
 
 _END = object()

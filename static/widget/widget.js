@@ -349,6 +349,7 @@
   function finish() {
     current = null;
     send.disabled = false;
+    log.setAttribute("aria-busy", "false");
     setStatus("");
     scrollDown();
   }
@@ -536,6 +537,8 @@
     if (current) return;
     var answer = (current = new Answer(question));
     send.disabled = true;
+    // Screen readers wait for the whole answer instead of reading it word by word.
+    log.setAttribute("aria-busy", "true");
     var frame = { question: question, topic: cfg.topic };
     // Whose memory: the signed-in user the host page named, else this browser's visitor id.
     if (cfg.userId) {
