@@ -18,6 +18,7 @@ urlpatterns = [
     path("demo/", demo_views.demo_page, name="demo"),
     path("demo/<slug:page>/", demo_views.demo_page, name="demo-page"),
     path("api/v1/retrieve", api.RetrieveApi.as_view(), name="api-retrieve"),
+    path("api/v1/suggestions", api.SuggestionsApi.as_view(), name="api-suggestions"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("sms/", include("assistant.sms.urls")),
     path("admin/", include("assistant.console.urls")),

@@ -201,3 +201,35 @@ def test_the_openapi_schema_is_served(client):
     response = client.get("/api/v1/schema", HTTP_ACCEPT="application/json")
     assert response.status_code == 200
     assert b"/api/v1/ask" in response.content and b"/api/v1/retrieve" in response.content
+
+
+def logged(project, question, topic="Billing", conversation="c1", **fields):  # noqa: ANN001, ANN201
+    defaults = {"retrieval_query": question, "answer": "An answer [1].", "generator": "extractive"}
+    return Interaction.objects.create(
+        project=project, question=question, topic=topic, conversation_id=conversation,
+        **{**defaults, **fields},
+    )  # fmt: skip
+
+
+def test_suggestions_are_the_topics_questions_answered_well_in_several_conversations(client, demo):
+    from feedback.models import Feedback
+
+    for conversation in ("c1", "c2", "c3"):
+        logged(demo, "How long do refunds take?", conversation=conversation)
+    logged(demo, "how long do refunds take", conversation="c4")  # the same question
+    for conversation in ("c1", "c2"):
+        logged(demo, "Can I pay by invoice?", conversation=conversation)
+        logged(demo, "Is there a student discount?", conversation=conversation,
+               refused=True, answer=SORRY)  # fmt: skip
+        logged(demo, "What is a token?", topic="Tokens", conversation=conversation)
+        disliked = logged(demo, "Why was I charged twice?", conversation=conversation)
+        Feedback.objects.create(interaction=disliked, client_id=f"client-{conversation}", vote=-1)
+    logged(demo, "My order 12345 for Jane Doe?", conversation="c1")  # asked once: private
+
+    response = post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
+                    HTTP_ORIGIN="http://127.0.0.1:8000")  # fmt: skip
+    assert response.status_code == 200, response.content
+    assert response.json() == {"questions": ["How long do refunds take?", "Can I pay by invoice?"]}
+    other = post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
+                 HTTP_ORIGIN="https://evil.example")  # fmt: skip
+    assert other.status_code == 403

@@ -380,3 +380,34 @@ def test_the_conversation_survives_a_reload_and_the_next_page_until_a_new_one(li
     page.evaluate("AskAI.open()")
     assert dialog.locator(".q").inner_text() == "When does my token expire?"
     page.screenshot(path=str(ARTIFACTS / "widget-new-conversation.png"))
+
+
+def test_the_empty_panel_suggests_the_pages_question_and_the_ones_answered_well(live, page):
+    project = Project.objects.get(name="Demo")
+    for conversation in ("s1", "s2"):
+        Interaction.objects.create(
+            project=project, question="Can I get a refund after 30 days?", topic="Billing",
+            conversation_id=conversation, retrieval_query="x", answer="No [1].",
+            generator="extractive",
+        )  # fmt: skip
+    frames = record_frames(page)
+    page.goto(f"{live.url}/demo/billing/")
+    page.get_by_role("button", name="Ask AI").click()
+    dialog = page.get_by_role("dialog")
+    chips = dialog.get_by_role("list", name="Suggested questions").get_by_role("button")
+    chips.nth(1).wait_for()
+    assert chips.all_inner_texts() == [
+        "How do I get my money back?", "Can I get a refund after 30 days?"
+    ]  # fmt: skip
+    page.screenshot(path=str(ARTIFACTS / "widget-suggestions.png"))
+    chips.nth(1).click()
+    dialog.locator(".a").last.locator(".fb").wait_for()
+    asked = [f for f in frames if f["type"] == "done"]
+    assert Interaction.objects.get(answer_id=asked[-1]["answer_id"]).question == (
+        "Can I get a refund after 30 days?"
+    )
+    assert not dialog.get_by_role("list", name="Suggested questions").is_visible()
+    # Another topic (a single-page app's next view): its own suggestions.
+    page.evaluate("() => AskAI.setTopic('Retrieval tokens', 'When does a token expire?')")
+    dialog.get_by_role("button", name="New conversation").click()
+    assert chips.all_inner_texts() == ["When does a token expire?"]

@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 from assistant.api_errors import INTAKE_ERRORS, ApiError, error_responses
 from assistant.ask import intake, services
 from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
+from assistant.ask.selectors import suggested_questions
 from assistant.models import Interaction
 from assistant.rag.types import Question
 from assistant.wiring import runtime
@@ -139,3 +140,31 @@ class RetrieveApi(APIView):
             ) from exc
         retrieval.candidates = retrieval.candidates[: asked.num_results]
         return Response(self.OutputSerializer(retrieval).data)
+
+
+class SuggestionsApi(APIView):
+    """Questions to offer in the widget's empty panel for a topic (see `suggested_questions`).
+    A POST like every other door: a browser sends no Origin with a same-origin GET."""
+
+    @extend_schema_serializer(component_name="SuggestionsRequest")
+    class InputSerializer(serializers.Serializer):
+        project = serializers.CharField(required=False, max_length=64, help_text="Public key")
+        topic = serializers.CharField(
+            required=False, allow_blank=True, max_length=MAX_TOPIC_CHARS, default=""
+        )
+
+    @extend_schema_serializer(component_name="Suggestions")
+    class OutputSerializer(serializers.Serializer):
+        questions = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: OutputSerializer, **error_responses(*INTAKE_ERRORS)},
+    )
+    def post(self, request: Request) -> Response:
+        caller = caller_of(request)
+        project = intake.authorise(caller)
+        topic = intake.topic_field(body_of(request))
+        intake.limit("retrieve", client=caller.client)
+        questions = suggested_questions(project=project, topic=topic)
+        return Response(self.OutputSerializer({"questions": questions}).data)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from assistant.models import Interaction, Project
 from assistant.rag.types import Turn
 
@@ -33,3 +35,29 @@ def conversation_history(
 
 def conversation_exists(*, project: Project, conversation_id: str) -> bool:
     return Interaction.objects.filter(project=project, conversation_id=conversation_id).exists()
+
+
+def suggested_questions(*, project: Project, topic: str, limit: int = 3) -> list[str]:
+    """The questions most asked on this topic that were answered well: answered (not refused,
+    no error), never voted down, and asked in at least two conversations, so that nothing one
+    visitor typed (a name, an order number) is shown to others. Read from the latest 2,000
+    such interactions; each question in its most common spelling."""
+    rows = (
+        Interaction.objects.filter(project=project, topic=topic, refused=False, error="")
+        .exclude(generator="memory")
+        .exclude(feedback__vote=-1)
+        .exclude(conversation_id="")
+        .order_by("-created_at")
+        .values_list("question", "conversation_id")[:2000]
+    )
+    conversations: dict[str, set[str]] = {}
+    spellings: dict[str, Counter[str]] = {}
+    for question, conversation in rows:
+        key = " ".join(question.lower().split()).rstrip("?!. ")
+        conversations.setdefault(key, set()).add(conversation)
+        spellings.setdefault(key, Counter())[question.strip()] += 1
+    common = sorted(
+        (key for key, seen in conversations.items() if len(seen) >= 2),
+        key=lambda key: (-len(conversations[key]), key),
+    )
+    return [spellings[key].most_common(1)[0][0] for key in common[:limit]]

@@ -151,6 +151,11 @@
     ".fb{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-top:6px;font-size:13px;color:#5b6478}" +
     ".fb button,.retry{background:#fff;border:1px solid #d9dce6;border-radius:8px;padding:3px 10px;cursor:pointer;line-height:0}.retry{line-height:1.5}" +
     ".hint{color:#5b6478;font-size:14px;margin:4px 0}" +
+    ".chips{list-style:none;margin:6px 0 10px;padding:0;display:flex;flex-wrap:wrap;gap:6px}" +
+    ".chips[hidden]{display:none}" +
+    ".chip{border:1px solid #c9d0e3;background:#fff;color:#1f2a44;border-radius:999px;" +
+    "padding:5px 11px;font:inherit;font-size:13px;cursor:pointer;text-align:left}" +
+    ".chip:hover,.chip:focus-visible{border-color:var(--c);background:#eef1fb}" +
     ".fb button[aria-pressed=true]{border-color:var(--c);background:#eef1fb}" +
     ".fb form{display:flex;gap:6px;width:100%;scroll-margin:12px}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid #d9dce6;border-radius:8px;padding:4px 8px}" +
     ".err{color:#a61e1e;margin:6px 0}.status{min-height:20px;padding:0 14px;font-size:13px;color:#5b6478}" +
@@ -209,10 +214,47 @@
   send.type = "submit";
 
   var hint = log.appendChild(el("p", "hint"));
+  // Suggested questions, as chips under the hint: the page's own question, then the ones
+  // most asked on this topic that were answered well (the server's /api/v1/suggestions).
+  var chips = el("ul", "chips");
+  chips.setAttribute("aria-label", "Suggested questions");
+  hint.after(chips);
+  var suggested = [];
+  function showChips() {
+    var questions = [];
+    [cfg.question].concat(suggested).forEach(function (q) {
+      q = String(q || "").trim();
+      var seen = questions.some(function (x) { return x.toLowerCase() === q.toLowerCase(); });
+      if (q && !seen && questions.length < 4) questions.push(q);
+    });
+    chips.replaceChildren();
+    questions.forEach(function (q) {
+      var chip = chips.appendChild(el("li")).appendChild(el("button", "chip", q));
+      chip.type = "button";
+      chip.addEventListener("click", function () { window.AskAI.ask(q); });
+    });
+  }
+  function loadSuggestions() {
+    var topic = cfg.topic;
+    fetch(cfg.http + "/api/v1/suggestions", {
+      method: "POST", credentials: "omit", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ project: cfg.project, topic: topic }),
+    })
+      .then(function (r) { return r.ok ? r.json() : { questions: [] }; })
+      .then(function (body) {
+        if (topic !== cfg.topic || !Array.isArray(body.questions)) return;
+        suggested = body.questions.filter(function (q) { return typeof q === "string"; });
+        showChips();
+      })
+      .catch(function () { /* no suggestions: the page's own question is enough */ });
+  }
   function showTopic() {
     topicLine.textContent = cfg.topic ? "About: " + cfg.topic : "Answers from our documentation";
     hint.textContent = "Ask a question" + (cfg.topic ? " about " + cfg.topic : "") +
       ". Answers come only from our documentation, with their sources.";
+    suggested = [];
+    showChips();
+    if (!panel.hidden) loadSuggestions();
   }
   showTopic();
 
@@ -226,6 +268,7 @@
     wrap.classList.add("open");
     launcher.setAttribute("aria-expanded", "true");
     scrollDown(); // a conversation restored while the panel was hidden: show its latest answer
+    if (!suggested.length) loadSuggestions();
     if (!input.value) input.value = cfg.question;
     input.focus();
     input.select();
@@ -392,13 +435,15 @@
       answer.show(!!m.refused);
       kept.push(m);
     });
+    chips.hidden = kept.length > 0;
   }
   function newConversation() {
     if (current) return; // let the answer on its way finish first
     kept = [];
     conversation = null;
     try { sessionStorage.removeItem(KEPT); } catch (e) { /* storage blocked */ }
-    log.replaceChildren(hint);
+    log.replaceChildren(hint, chips);
+    chips.hidden = false;
     input.value = "";
     input.focus();
   }
@@ -539,6 +584,7 @@
     send.disabled = true;
     // Screen readers wait for the whole answer instead of reading it word by word.
     log.setAttribute("aria-busy", "true");
+    chips.hidden = true; // suggestions belong to the empty panel
     var frame = { question: question, topic: cfg.topic };
     // Whose memory: the signed-in user the host page named, else this browser's visitor id.
     if (cfg.userId) {
