@@ -95,7 +95,7 @@ def _settle(source: Source) -> bool:
                 status=Source.Status.FAILED, last_error=INTERRUPTED_MESSAGE
             )
         # A killed run may have changed chunks after its last cache invalidation.
-        transaction.on_commit(lambda: index_changed(project_id=source.project_id))
+        index_changed(project_id=source.project_id)
     return len(dead) < len(running)
 
 

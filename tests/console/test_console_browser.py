@@ -140,7 +140,7 @@ def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down( 
     source = Source.objects.get(project=demo, name="Acme website")
 
     # Sync it and watch the progress bar move, then finish.
-    page.click("text=Sync now")
+    page.get_by_role("button", name="Sync now").click()
     moving = "[data-run-status=running] [role=progressbar]:not([aria-valuenow='0'])"
     page.wait_for_selector(moving)
     shot(page, "source-syncing")
