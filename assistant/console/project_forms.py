@@ -38,12 +38,15 @@ class ProjectForm(forms.ModelForm):
         model = Project
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
-            "generator", "check_llm_answers", "sms_number",
+            "generator", "check_llm_answers", "memory_threshold", "memory_learns_statements",
+            "sms_number",
         ]  # fmt: skip
         labels = {
             "num_candidates": "Candidates",
             "rerank_top": "Reranked",
             "max_kept": "Kept at most",
+            "memory_threshold": "Memory threshold",
+            "memory_learns_statements": "Remember statements",
         }
         help_texts = {
             "threshold": "Chunks scoring at least this (0–1) may be used in an answer.",

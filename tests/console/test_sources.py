@@ -113,3 +113,13 @@ def test_a_new_source_says_when_its_first_sync_comes(staff_client, docs):
     source = Source.objects.get(name="Hours")
     page = staff_client.get(f"/admin/sources/{source.pk}/").content.decode()
     assert "Never synced. Next sync: within a minute, then hourly." in page
+
+
+def test_the_console_issues_a_token_only_for_an_import_source(staff_client, docs) -> None:  # noqa: ANN001
+    discord = Source.objects.create(
+        project=docs.project, kind=Source.Kind.SUPPORT, name="d", config={"provider": "discord"}
+    )
+    staff_client.post(f"/admin/sources/{discord.pk}/webhook-token/")
+    discord.refresh_from_db()
+    assert "webhook_token_sha256" not in discord.config
+    assert b"Webhook token" not in staff_client.get(f"/admin/sources/{discord.pk}/").content
