@@ -96,7 +96,7 @@ def test_each_source_says_when_it_will_be_synced_next(staff_client, docs):
     assert cells["New daily"] == "Within a minute, then daily"  # the scheduler's rule: due now
     assert cells["By hand"] == "Manual only: press Sync now"
     due = timezone.localtime(run.started_at + timedelta(days=1))
-    assert cells["FAQ"] == f"{due:%b %-d, %H:%M} (daily)"
+    assert cells["FAQ"] == f"In 23\xa0hours ({due:%b %-d, %H:%M}, daily)"
     # Overdue (the scheduler has not run for a while): within a minute again.
     SyncRun.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(days=2))
     html = staff_client.get(f"/admin/sources/{docs.pk}/").content.decode()
