@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from assistant.models import Project, normalise_origin
-from assistant.rag.types import RERANK_CPU_MS_PER_CHUNK
+from assistant.rag.types import RERANK_MS_PER_CHUNK
 
 
 class OriginsField(forms.CharField):
@@ -52,7 +52,7 @@ class ProjectForm(forms.ModelForm):
             "threshold": "Chunks scoring at least this (0–1) may be used in an answer.",
             "num_candidates": "Nearest chunks found per question.",
             "rerank_top": "Of those, how many (best first) the cross-encoder scores: each "
-            f"costs about {RERANK_CPU_MS_PER_CHUNK} CPU-ms.",
+            f"costs about {RERANK_MS_PER_CHUNK} ms.",
             "max_kept": "Chunks at most in the prompt.",
         }
 
