@@ -3,7 +3,8 @@ console, copies its secret key from the one page that shows it, rotates it (conf
 dialog) and sees the new key once, then only its hint; sets the project's memory settings and
 issues, reads once and revokes a support source's webhook token. Screenshots:
 test-artifacts/console-project-{created,secret-rotated,secret-hint,memory-saved}.png and
-test-artifacts/console-webhook-{issued,listed,revoked}.png."""
+test-artifacts/console-webhook-{issued,listed,revoked}.png; a day at 0% thumbs-up is a visible
+bar in the feedback chart: test-artifacts/console-feedback-zero-day.png."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from assistant.models import Project
 from ingestion.models import Source
 from ingestion.support_answers import source_webhook_token_valid
 from tests.console.test_console_browser import page, shot  # noqa: F401 - the page fixture
+from tests.console.test_feedback_pages import voted
 from tests.live_server import LiveAsgiServer
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -126,3 +128,20 @@ def test_an_admin_issues_a_webhook_token_sees_it_once_and_revokes_it(live, page)
     source.refresh_from_db()
     assert not source_webhook_token_valid(source=source, token=token)
     assert push(live.url, source, token) == 401
+
+
+def test_a_day_at_zero_percent_shows_as_a_bar_in_the_feedback_chart(live, page):  # noqa: F811
+    project = Project.objects.create(name="Docs")
+    voted(project, "Refunds?", -1, days_ago=2)  # a day at 0%
+    voted(project, "Plans?", 1, days_ago=1)  # a day at 100%
+    log_in(page, live.url)
+    page.goto(f"{live.url}/admin/feedback/?project={project.pk}")
+    zero = page.locator(".chart rect.zero")
+    assert zero.count() == 1
+    assert zero.locator("title").text_content().endswith(": 0%")
+    box = zero.bounding_box()
+    assert zero.is_visible() and box is not None and box["height"] > 0 and box["width"] > 0
+    assert page.locator(".chart text.zero-value").text_content() == "0%"
+    fill = zero.evaluate("el => getComputedStyle(el).fill")
+    assert fill == "rgb(73, 80, 87)"  # dark, apart from the tone's bars and the gridline
+    shot(page, "feedback-zero-day")
