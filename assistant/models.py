@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 
-from assistant.rag.types import RERANK_CPU_MS_PER_CHUNK, Settings
+from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 
 #: The pipeline's knob defaults live once, in the core's `Settings`; new projects start there.
 PIPELINE_DEFAULTS = Settings()
@@ -73,7 +73,7 @@ class Project(models.Model):
         default=PIPELINE_DEFAULTS.rerank_top,
         validators=[MinValueValidator(1), MaxValueValidator(100)],
         help_text="How many of the candidates, best first, the cross-encoder reads. It is the "
-        f"cost of a question: about {RERANK_CPU_MS_PER_CHUNK} CPU-ms each.",
+        f"cost of a question: about {RERANK_MS_PER_CHUNK} ms each.",
     )
     max_kept = models.PositiveSmallIntegerField(
         default=PIPELINE_DEFAULTS.max_kept, validators=[MinValueValidator(1), MaxValueValidator(20)]

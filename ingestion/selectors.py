@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.timesince import timeuntil
 
 from assistant.models import Project
 from assistant.rag.types import Chunk as PassageChunk
@@ -116,7 +117,8 @@ def next_sync_text(
     now = now or timezone.now()
     if last_run is None or last_run + interval <= now:
         return f"Within a minute, then {every}"
-    return f"{timezone.localtime(last_run + interval):%b %-d, %H:%M} ({every})"
+    due = last_run + interval
+    return f"In {timeuntil(due, now, depth=1)} ({timezone.localtime(due):%b %-d, %H:%M}, {every})"
 
 
 def source_counts(*, source: Source) -> dict[str, int]:

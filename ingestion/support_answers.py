@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from assistant.links import UnsafeUrl, http_url
 from ingestion.models import Source, SupportAnswer
@@ -34,19 +35,37 @@ class AnswerInput:
     approved: bool = True
 
 
+#: Config keys of the source's webhook token: its hash, a hint to tell it apart, when issued.
+WEBHOOK_TOKEN_KEYS = ("webhook_token_sha256", "webhook_token_hint", "webhook_token_issued")
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 def source_webhook_token_issue(*, source: Source) -> str:
-    """A new secret for the source's webhook; only its hash is kept."""
+    """A new secret for the source's webhook, replacing any earlier one; only its hash and a
+    hint (its last four characters) are kept, so it can be shown only now."""
     token = "whk_" + secrets.token_urlsafe(32)
     config = dict(source.config or {})
-    config["webhook_token_sha256"] = hashlib.sha256(token.encode()).hexdigest()
+    config["webhook_token_sha256"] = _token_hash(token)
+    config["webhook_token_hint"] = f"whk_…{token[-4:]}"
+    config["webhook_token_issued"] = timezone.now().isoformat(timespec="seconds")
     Source.objects.filter(pk=source.pk).update(config=config)
     source.config = config
     return token
 
 
+def source_webhook_token_revoke(*, source: Source) -> None:
+    """Forget the token: pushes with it are refused from now on."""
+    config = {k: v for k, v in (source.config or {}).items() if k not in WEBHOOK_TOKEN_KEYS}
+    Source.objects.filter(pk=source.pk).update(config=config)
+    source.config = config
+
+
 def source_webhook_token_valid(*, source: Source, token: str) -> bool:
     expected = (source.config or {}).get("webhook_token_sha256", "")
-    given = hashlib.sha256(token.encode()).hexdigest()
+    given = _token_hash(token)
     return bool(expected) and hmac.compare_digest(expected, given)
 
 

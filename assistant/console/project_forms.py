@@ -3,7 +3,7 @@ from __future__ import annotations
 from django import forms
 
 from assistant.models import Project, normalise_origin
-from assistant.rag.types import RERANK_CPU_MS_PER_CHUNK
+from assistant.rag.types import RERANK_MS_PER_CHUNK
 
 
 class OriginsField(forms.CharField):
@@ -38,18 +38,21 @@ class ProjectForm(forms.ModelForm):
         model = Project
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
-            "generator", "check_llm_answers", "sms_number",
+            "generator", "check_llm_answers", "memory_threshold", "memory_learns_statements",
+            "sms_number",
         ]  # fmt: skip
         labels = {
             "num_candidates": "Candidates",
             "rerank_top": "Reranked",
             "max_kept": "Kept at most",
+            "memory_threshold": "Memory threshold",
+            "memory_learns_statements": "Remember statements",
         }
         help_texts = {
             "threshold": "Chunks scoring at least this (0–1) may be used in an answer.",
             "num_candidates": "Nearest chunks found per question.",
             "rerank_top": "Of those, how many (best first) the cross-encoder scores: each "
-            f"costs about {RERANK_CPU_MS_PER_CHUNK} CPU-ms.",
+            f"costs about {RERANK_MS_PER_CHUNK} ms.",
             "max_kept": "Chunks at most in the prompt.",
         }
 

@@ -52,10 +52,11 @@ class Candidate:
     kept: bool = False
 
 
-#: CPU time the cross-encoder spends on one 160-token passage: 19 ms (median over 20 batches of
-#: 8 Ray passages, `time.process_time`, 2026-11-25, AMD EPYC; about 10 ms of wall time with
-#: its two threads). The console's help text quotes it; see README "How an answer is made".
-RERANK_CPU_MS_PER_CHUNK = 19
+#: What one more reranked chunk adds to a question: 8 ms on this machine's two cores, the
+#: median of `manage.py bench --only stages` stage `rerank_per_chunk` (the rerank stage over the
+#: chunks it read: 7.8 ms, 20 Ray questions x 3 runs, 2026-11-25; 13.7 ms while another process
+#: held a core). The console's help text quotes it; see README "How an answer is made".
+RERANK_MS_PER_CHUNK = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +68,7 @@ class Settings:
     max_kept: int = 5
     rerank: bool = True
     #: How many of the candidates, best first by search, the cross-encoder reads (0: all).
-    #: Each costs RERANK_CPU_MS_PER_CHUNK; on the Ray dev set, reranking the top 8 of 20
+    #: Each costs RERANK_MS_PER_CHUNK; on the Ray dev set, reranking the top 8 of 20
     #: matched reranking all 20 at 256 tokens (page-hit@5 0.702 vs 0.696) for a fifth of it.
     rerank_top: int = 8
 

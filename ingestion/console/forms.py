@@ -46,12 +46,13 @@ class SourceForm(forms.Form):
     def __init__(
         self, *args: Any, project: Project | None, source: Source | None = None, **kwargs: Any
     ) -> None:
-        if source is not None and "initial" not in kwargs:
+        if source is not None:
             config = source.config or {}
             kwargs["initial"] = {
                 "name": source.name,
                 "schedule": source.schedule,
                 **{k: config[k] for k in self.config_keys if k in config},
+                **kwargs.get("initial", {}),
             }
         super().__init__(*args, **kwargs)
         self.project = project
@@ -185,8 +186,9 @@ class SupportSourceForm(SourceForm):
     tag = forms.CharField(required=False, max_length=200, label="Intercom tag")
 
     answers: list[AnswerInput]
-    #: Which provider each field belongs to: the page shows only the chosen one's fields
-    #: (console.js; without JavaScript every field shows, each labelled with its provider).
+    #: Which provider each field belongs to: the page shows only the chosen one's fields,
+    #: rendered so by the server (without JavaScript, links re-render it for another provider)
+    #: and toggled by console.js when the choice changes.
     FIELDS_OF: ClassVar[dict[str, str]] = {
         "answers_file": "import",
         "token": "discord intercom",
@@ -197,8 +199,11 @@ class SupportSourceForm(SourceForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        chosen = self.data.get("provider") if self.is_bound else self.initial.get("provider")
+        self.chosen_provider = chosen if chosen in dict(self.PROVIDERS) else "import"
         for name, providers in self.FIELDS_OF.items():
             self.fields[name].providers = providers  # type: ignore[attr-defined]
+            self.fields[name].shown = self.chosen_provider in providers.split()  # type: ignore[attr-defined]
         if self.source is not None and (self.source.config or {}).get("token"):
             self.fields["token"].help_text += " Leave empty to keep the stored one."
 

@@ -18,6 +18,12 @@ from ingestion.selectors import next_sync_text, source_counts
 from ingestion.uploads import source_files
 
 
+def _chosen(request: HttpRequest) -> dict[str, str]:
+    """A choice made with a link (`?provider=discord`) when JavaScript is off: the page is
+    rendered with that choice's fields."""
+    return {"provider": request.GET["provider"]} if "provider" in request.GET else {}
+
+
 def _inputs(form: SourceForm) -> dict[str, object]:
     """The uploads and imported answers a form carries, for the service."""
     return {
@@ -37,7 +43,9 @@ def source_new(request: HttpRequest, kind: str) -> HttpResponse:
     if project is None:
         messages.error(request, "Create a project first.")
         return redirect("console-projects")
-    form = form_class(request.POST or None, request.FILES or None, project=project)
+    form = form_class(
+        request.POST or None, request.FILES or None, project=project, initial=_chosen(request)
+    )
     if request.method == "POST" and form.is_valid():
         source = source_create(
             project=project,
@@ -62,8 +70,9 @@ def source_edit(request: HttpRequest, pk: int) -> HttpResponse:
     form_class = FORMS[source.kind]
     extra = {"stored": source_files(source=source)} if form_class is FilesSourceForm else {}
     form = form_class(
-        request.POST or None, request.FILES or None, project=source.project, source=source, **extra
-    )
+        request.POST or None, request.FILES or None, project=source.project, source=source,
+        initial=_chosen(request), **extra,
+    )  # fmt: skip
     if request.method == "POST" and form.is_valid():
         source_update(
             source=source,

@@ -5,6 +5,7 @@ from django.urls import path
 from ingestion.console import documents as console_document_views
 from ingestion.console import sources as console_source_views
 from ingestion.console import views as console_views
+from ingestion.console import webhooks as console_webhook_views
 
 urlpatterns = [
     path("sources/", console_views.source_list, name="console-sources"),
@@ -14,6 +15,16 @@ urlpatterns = [
     path("sources/<int:pk>/edit/", console_source_views.source_edit, name="console-source-edit"),
     path(
         "sources/<int:pk>/delete/", console_source_views.source_remove, name="console-source-delete"
+    ),
+    path(
+        "sources/<int:pk>/webhook-token/",
+        console_webhook_views.webhook_token_new,
+        name="console-source-webhook-token",
+    ),
+    path(
+        "sources/<int:pk>/webhook-token/revoke/",
+        console_webhook_views.webhook_token_revoke,
+        name="console-source-webhook-revoke",
     ),
     path(
         "sources/<int:pk>/documents/",

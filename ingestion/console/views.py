@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from ingestion.console.webhooks import webhook_context
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
 from ingestion.selectors import next_sync_text, source_counts, sources_overview
@@ -48,6 +49,8 @@ def source_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         polling=queued or running, after=after, counts=source_counts(source=source),
         next_sync=next_sync_text(source=source, last_run=runs[0].started_at if runs else None),
     )  # fmt: skip
+    if not request.htmx:
+        context["webhook"] = webhook_context(session=request.session, source=source)
     template = "console/_source_runs.html" if request.htmx else "console/source.html"
     return TemplateResponse(request, template, context)
 

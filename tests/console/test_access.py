@@ -24,6 +24,8 @@ ROUTES = [
     ("console-source-sync", "post", "source"), ("console-source-edit", "post", "source"),
     ("console-source-delete", "post", "source"), ("console-documents", "get", "source"),
     ("console-document", "get", "document"),
+    ("console-source-webhook-token", "post", "source"),
+    ("console-source-webhook-revoke", "post", "source"),
 ]  # fmt: skip
 
 

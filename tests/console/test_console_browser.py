@@ -275,3 +275,28 @@ def test_the_support_source_form_shows_only_the_chosen_providers_fields(live, pa
     page.goto(f"{live.url}/admin/sources/{source.pk}/edit/")
     assert shown() == {"token", "tag"}
     assert "Leave empty to keep the stored one." in page.inner_text("form.form-grid")
+
+
+def test_without_javascript_the_server_renders_only_the_chosen_providers_fields(live, page) -> None:  # noqa: ANN001
+    log_in(page, live.url)
+    project = Project.objects.get(name="Demo")
+    context = page.context.browser.new_context(
+        java_script_enabled=False, storage_state=page.context.storage_state()
+    )
+    plain = context.new_page()
+    plain.goto(f"{live.url}/admin/sources/new/support/?project={project.pk}")
+
+    def shown() -> set[str]:
+        return {
+            field.get_attribute("name") or ""
+            for field in plain.locator("[data-providers] [name]").all()
+            if field.is_visible()
+        }
+
+    assert shown() == {"answers_file"}
+    plain.get_by_test_id("provider-links").get_by_role("link", name="intercom").click()
+    assert shown() == {"token", "tag"}
+    assert plain.locator("select[name=provider]").input_value() == "intercom"
+    assert plain.get_by_test_id("provider-links").locator("strong").inner_text() == "intercom"
+    plain.screenshot(path=str(ARTIFACTS / "console-support-form-no-js.png"), full_page=True)
+    context.close()

@@ -57,6 +57,7 @@ def test_saving_normalises_origins_and_applies_the_settings(staff_client, shop):
         ({"max_kept": "0"}, "max_kept", "greater than or equal to 1"),
         ({"rerank_top": "0"}, "rerank_top", "greater than or equal to 1"),
         ({"name": ""}, "name", "This field is required."),
+        ({"memory_threshold": "1.2"}, "memory_threshold", "less than or equal to 1"),
     ],
 )  # fmt: skip
 def test_bad_input_shows_the_error_next_to_the_field_and_changes_nothing(
@@ -103,9 +104,21 @@ def test_the_rerank_cost_is_one_measured_figure_in_the_console_and_the_readme(st
     import re
     from pathlib import Path
 
-    from assistant.rag.types import RERANK_CPU_MS_PER_CHUNK
+    from assistant.rag.types import RERANK_MS_PER_CHUNK
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    assert set(re.findall(r"about (\d+) CPU-ms", readme)) == {str(RERANK_CPU_MS_PER_CHUNK)}
+    assert set(re.findall(r"about (\d+) (?:CPU-)?ms", readme)) == {str(RERANK_MS_PER_CHUNK)}
     page = staff_client.get(f"/admin/projects/{demo.pk}/").content.decode()
-    assert f"about {RERANK_CPU_MS_PER_CHUNK} CPU-ms" in page
+    assert f"about {RERANK_MS_PER_CHUNK} ms" in page
+
+
+def test_the_memory_settings_are_saved_and_an_empty_threshold_means_the_calibrated_one(
+    staff_client, shop
+):
+    url = f"/admin/projects/{shop.pk}/"
+    staff_client.post(url, form_data(shop, memory_threshold="0.7", memory_learns_statements="on"))
+    shop.refresh_from_db()
+    assert shop.memory_threshold == 0.7 and shop.memory_learns_statements
+    staff_client.post(url, form_data(shop, memory_threshold=""))
+    shop.refresh_from_db()
+    assert shop.memory_threshold is None and not shop.memory_learns_statements

@@ -96,7 +96,7 @@ def test_each_source_says_when_it_will_be_synced_next(staff_client, docs):
     assert cells["New daily"] == "Within a minute, then daily"  # the scheduler's rule: due now
     assert cells["By hand"] == "Manual only: press Sync now"
     due = timezone.localtime(run.started_at + timedelta(days=1))
-    assert cells["FAQ"] == f"{due:%b %-d, %H:%M} (daily)"
+    assert cells["FAQ"] == f"In 23\xa0hours ({due:%b %-d, %H:%M}, daily)"
     # Overdue (the scheduler has not run for a while): within a minute again.
     SyncRun.objects.filter(pk=run.pk).update(started_at=timezone.now() - timedelta(days=2))
     html = staff_client.get(f"/admin/sources/{docs.pk}/").content.decode()
@@ -113,3 +113,13 @@ def test_a_new_source_says_when_its_first_sync_comes(staff_client, docs):
     source = Source.objects.get(name="Hours")
     page = staff_client.get(f"/admin/sources/{source.pk}/").content.decode()
     assert "Never synced. Next sync: within a minute, then hourly." in page
+
+
+def test_the_console_issues_a_token_only_for_an_import_source(staff_client, docs) -> None:  # noqa: ANN001
+    discord = Source.objects.create(
+        project=docs.project, kind=Source.Kind.SUPPORT, name="d", config={"provider": "discord"}
+    )
+    staff_client.post(f"/admin/sources/{discord.pk}/webhook-token/")
+    discord.refresh_from_db()
+    assert "webhook_token_sha256" not in discord.config
+    assert b"Webhook token" not in staff_client.get(f"/admin/sources/{discord.pk}/").content

@@ -11,6 +11,7 @@ from ingestion.models import Source, SupportAnswer
 from ingestion.support_answers import (
     ImportRejected,
     source_webhook_token_issue,
+    source_webhook_token_revoke,
     support_answers_import,
 )
 from ingestion.sync import source_sync
@@ -123,3 +124,14 @@ def test_json_and_csv_imports_are_all_or_nothing(answers, store, project) -> Non
     run = source_sync(source=answers)
     assert run.added == 1
     assert any("3 to 5 days" in t for t in retrieved(project, "shipping to Norway"))
+
+
+def test_a_new_token_replaces_the_old_one_and_a_revoked_token_is_refused(answers) -> None:  # noqa: ANN001
+    old = source_webhook_token_issue(source=answers)
+    token = source_webhook_token_issue(source=answers)
+    assert push(Client(), answers, old, id="1", question="q", answer="a").status_code == 401
+    assert answers.config["webhook_token_hint"] == f"whk_…{token[-4:]}"
+    source_webhook_token_revoke(source=answers)
+    answers.refresh_from_db()
+    assert answers.config == {"provider": "import"}
+    assert push(Client(), answers, token, id="1", question="q", answer="a").status_code == 401

@@ -24,7 +24,7 @@ from assistant.rag.types import Question, Retrieval, Settings
 #: Stages with a floor, and the retriever timing each one is compared with.
 FLOORED = {"embed": "embed_ms", "search": "search_ms", "rerank": "rerank_ms"}
 FIXED_STAGES = (
-    "embed", "search", "lookup", "rerank", "answerability", "gate_prompt",
+    "embed", "search", "lookup", "rerank", "rerank_per_chunk", "answerability", "gate_prompt",
     "retrieve_rerank_gate", "retrieve_to_verdict", "first_token", "whole_answer",
 )  # fmt: skip
 
@@ -118,6 +118,10 @@ def _ask(
     verdict_ms = stages.get("answerability", 0.0)
     outside_stages = retrieve_ms - sum(v for k, v in stages.items() if k != "answerability")
     before_first = (ready - started) * 1000 - retrieve_ms - verdict_ms
+    reranked = sum(1 for c in retrieval.candidates if c.relevance is not None)
+    if reranked and "rerank" in stages:
+        # The cost of one more chunk read by the cross-encoder: the project's *Reranked* knob.
+        stages["rerank_per_chunk"] = stages["rerank"] / reranked
     measured = {
         **stages,
         "retrieve_rerank_gate": retrieve_ms,
