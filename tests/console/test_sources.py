@@ -112,7 +112,7 @@ def test_a_new_source_says_when_its_first_sync_comes(staff_client, docs):
     assert "Added “Hours”. Next sync: within a minute, then hourly." in response.content.decode()
     source = Source.objects.get(name="Hours")
     page = staff_client.get(f"/admin/sources/{source.pk}/").content.decode()
-    assert "Never synced. Next sync: within a minute, then hourly." in page
+    assert "Never synced. Next sync: Within a minute, then hourly." in page
 
 
 def test_the_console_issues_a_token_only_for_an_import_source(staff_client, docs) -> None:  # noqa: ANN001
