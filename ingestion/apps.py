@@ -30,6 +30,6 @@ class IngestionConfig(AppConfig):
 
 
 def _forget_retrievals(*, instance: Source, **kwargs: object) -> None:
-    from assistant.wiring.retrieval_cache import index_changed
+    from ingestion.index import index_written
 
-    index_changed(project_id=instance.project_id)
+    index_written(project_id=instance.project_id)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from django.db.models import F
+
 from assistant.wiring import runtime
 from assistant.wiring.retrieval_cache import index_changed, retrieval_cache_clear
-from ingestion.models import Chunk, Document
+from ingestion.models import Chunk, Document, Source
 from ingestion.selectors import IndexReport, index_report
 
 
@@ -33,6 +35,15 @@ def index_check(*, repair: bool = False, project_id: int | None = None) -> Index
 
 def _changed(project_id: int | None) -> None:
     if project_id is not None:
-        index_changed(project_id=project_id)
+        index_written(project_id=project_id)
     else:
+        Source.objects.update(index_version=F("index_version") + 1)
         retrieval_cache_clear()
+
+
+def index_written(*, project_id: int) -> None:
+    """Call after any write to a project's chunks or vectors: its cached retrievals are dropped
+    (in every process sharing the cache) and its sources' index version grows in the database,
+    which every process reads with each question (`runtime.index_seen`)."""
+    Source.objects.filter(project_id=project_id).update(index_version=F("index_version") + 1)
+    index_changed(project_id=project_id)

@@ -34,6 +34,10 @@ class Source(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.NEW)
     last_error = models.TextField(blank=True)
     last_synced_at = models.DateTimeField(null=True, blank=True)
+    #: Grows with every write to the source's index, whichever process made it: a web process
+    #: reading the embedded vector store sees a CLI's or a worker's writes by it (see
+    #: `ingestion.index.index_written` and `runtime.index_seen`).
+    index_version = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

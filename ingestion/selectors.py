@@ -141,12 +141,24 @@ def chunks_of(*, document: Document) -> QuerySet[Chunk]:
     return Chunk.objects.filter(document=document).order_by("ordinal", "pk")
 
 
-def search_scope(*, project_id: int) -> dict[str, Any]:
-    """The vector-store filter of a project's questions: its sources, each searched in its own
-    collection (a small source stays findable next to a large one; see the partitioned
-    store). One indexed query."""
-    sources = sorted(Source.objects.filter(project_id=project_id).values_list("pk", flat=True))
-    return {"project_id": project_id, "source_id": {"$in": sources}}
+@dataclass(frozen=True, slots=True)
+class SearchScope:
+    #: The vector-store filter of the project's questions: its sources, each searched in its
+    #: own collection (a small source stays findable next to a large one).
+    where: dict[str, Any]
+    #: The sources' index versions: changes whenever any process writes to their index.
+    stamp: tuple[tuple[int, int], ...]
+
+
+def search_scope(*, project_id: int) -> SearchScope:
+    """What a question of the project searches, and how fresh its index is. One query."""
+    rows = tuple(
+        Source.objects.filter(project_id=project_id)
+        .order_by("pk")
+        .values_list("pk", "index_version")
+    )
+    sources = [pk for pk, _ in rows]
+    return SearchScope({"project_id": project_id, "source_id": {"$in": sources}}, rows)
 
 
 def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:

@@ -24,7 +24,7 @@ from assistant.rag.chunking import Piece, chunk_markdown
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk as PassageChunk
 from assistant.wiring import runtime
-from assistant.wiring.retrieval_cache import index_changed
+from ingestion.index import index_written
 from ingestion.models import Chunk, Document, Source
 
 
@@ -188,7 +188,7 @@ def _write(
             all_stale += stale
     if all_stale:
         store.delete(all_stale)
-    index_changed(project_id=source.project_id)
+    index_written(project_id=source.project_id)
     return results
 
 
@@ -199,7 +199,7 @@ def document_delete(*, document: Document) -> int:
     document.delete()
     if vector_ids:
         runtime.chunk_store().delete(vector_ids)
-    index_changed(project_id=project_id)
+    index_written(project_id=project_id)
     return len(vector_ids)
 
 

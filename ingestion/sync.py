@@ -18,9 +18,9 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from assistant.wiring.retrieval_cache import index_changed
 from ingestion.connectors import connector_for
 from ingestion.connectors.base import ConnectorError, Failed, Fetched, Gone, Total
+from ingestion.index import index_written
 from ingestion.models import Document, Source, SyncRun
 from ingestion.services import IncomingDocument, document_delete, documents_upsert
 
@@ -95,7 +95,7 @@ def _settle(source: Source) -> bool:
                 status=Source.Status.FAILED, last_error=INTERRUPTED_MESSAGE
             )
         # A killed run may have changed chunks after its last cache invalidation.
-        index_changed(project_id=source.project_id)
+        index_written(project_id=source.project_id)
     return len(dead) < len(running)
 
 

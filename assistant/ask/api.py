@@ -129,10 +129,11 @@ class RetrieveApi(APIView):
         project = intake.authorise(caller)
         asked = intake.retrieve_request(body_of(request), project=project, caller=caller)
         try:
-            retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
             scope = search_scope(project_id=project.id)
+            runtime.index_seen(project_id=project.id, stamp=scope.stamp)
+            retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
             retrieval = retriever.retrieve(
-                Question(asked.question, asked.topic), asked.settings, scope
+                Question(asked.question, asked.topic), asked.settings, scope.where
             )
         except Exception as exc:
             raise ApiError(

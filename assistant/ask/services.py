@@ -99,12 +99,15 @@ def ask_stream(
     if user_key:
         asked = log.question = _with_memory(log, user_key, asked, clock)
     try:
+        # First: a write by another process reaches this one before anything is read or cached.
+        scope = search_scope(project_id=project.id)
+        runtime.index_seen(project_id=project.id, stamp=scope.stamp)
         pipeline = runtime.pipeline(
             retriever=runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
         )
-        answer = pipeline.answer(asked, settings_for(project), search_scope(project_id=project.id))
+        answer = pipeline.answer(asked, settings_for(project), scope.where)
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
         logger.exception("retrieval failed for project %s", project.pk)
         log.error = type(exc).__name__[:60]

@@ -95,7 +95,9 @@ def sandbox_run(
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
         )
-        answer = pipeline.answer(asked, settings, search_scope(project_id=project.id))
+        scope = search_scope(project_id=project.id)
+        runtime.index_seen(project_id=project.id, stamp=scope.stamp)
+        answer = pipeline.answer(asked, settings, scope.where)
     except Exception:  # noqa: BLE001 - any failing model or store is shown the same way
         logger.exception("sandbox retrieval failed for project %s", project.pk)
         return SandboxRun(

@@ -175,9 +175,32 @@ def answer_retriever(*, project_id: int, chunks: ChunkLookup) -> Retrieves:
     return CachingRetriever(plain, cache=DjangoRetrievalCache(ttl_seconds=ttl), scope=scope)
 
 
+_index_stamps: dict[int, object] = {}
+
+
+def index_seen(*, project_id: int, stamp: object) -> None:
+    """Call with the project's index stamp (from the database) before searching it. When it
+    changed since this process last looked, another process wrote to the index (a CLI
+    command, a worker, the scheduler): the embedded store's client is opened afresh, so the
+    search sees those writes, and the project's cached retrievals are dropped. The first look
+    only records it."""
+    with _lock:
+        before = _index_stamps.get(project_id)
+        _index_stamps[project_id] = stamp
+    if before is None or before == stamp:
+        return
+    from assistant.wiring.adapters.chroma_clients import reopen_embedded
+    from assistant.wiring.retrieval_cache import index_changed
+
+    if not settings.CHROMA_URL:
+        reopen_embedded(settings.CHROMA_PATH)
+    index_changed(project_id=project_id)
+
+
 def reset() -> None:
     """Forget built components (tests that change settings)."""
     with _lock:
+        _index_stamps.clear()
         for factory in (
             embedder,
             reranker,

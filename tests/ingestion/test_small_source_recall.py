@@ -62,7 +62,7 @@ def vectors_of(project: Project, source: Source) -> tuple[list[str], np.ndarray]
 
 def test_every_source_finds_its_own_chunks_and_matches_exact_search(mixed_project) -> None:  # noqa: ANN001
     project, help_centre, ray = mixed_project
-    store, scope = runtime.chunk_store(), search_scope(project_id=project.pk)
+    store, scope = runtime.chunk_store(), search_scope(project_id=project.pk).where
     per_source = {s.name: vectors_of(project, s) for s in (help_centre, ray)}
     everything = np.vstack([m for _, m in per_source.values()])
     assert (

@@ -77,6 +77,29 @@ def get_client(
         return client
 
 
+def reopen_embedded(location: str | Path) -> None:
+    """Give this process a fresh client of an embedded store: a `PersistentClient` reads a
+    collection's index once and does not see what another process (a CLI command, a worker)
+    wrote since; a new one does. A Chroma server needs none of this (no-op for a URL)."""
+    key = _cache_key(location)
+    if is_url(key):
+        return
+    with _cache_lock:
+        key_lock = _client_locks.setdefault(key, threading.Lock())
+    with key_lock:
+        old = _clients.pop(key, None)
+        if old is not None:
+            # chromadb keeps one System per path for all its clients (a private registry of
+            # the pinned version); dropping it makes the next client load from disk. Clients
+            # still held elsewhere look their System up by path, so they move to the new one.
+            from chromadb.api.shared_system_client import SharedSystemClient
+
+            identifier = getattr(old, "_identifier", None)
+            SharedSystemClient._identifier_to_system.pop(identifier, None)  # type: ignore[arg-type]
+            SharedSystemClient._identifier_to_refcount.pop(identifier, None)  # type: ignore[arg-type]
+        _clients[key] = _persistent_client(key)
+
+
 def close_clients() -> None:
     """Close every cached client (tests, evaluation runs). Stores reopen on next use."""
     with _cache_lock:
