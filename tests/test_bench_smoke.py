@@ -119,7 +119,12 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
     report = json.loads(out.read_text())
 
     assert set(report) == {"schema", "config", "stages", "scale", "cache", "concurrency",
-                           "idle", "ingest", "targets"}  # fmt: skip
+                           "idle", "ingest", "recall", "targets"}  # fmt: skip
+    # The help centre joined the slice's project as a second source: both are findable.
+    assert len(report["recall"]) == 2 and "help centre" in report["recall"]
+    for figures in report["recall"].values():
+        assert figures["sampled"] > 0 and figures["self_first"] == 1.0
+        assert figures["recall@20"] >= 0.98
     stages = report["stages"]
     assert stages["questions"] == QUESTIONS
     for stage in ("embed", "search", "rerank", "retrieve_rerank_gate", "first_token"):

@@ -8,17 +8,14 @@ Each source now has a collection of its own, searched and merged per question.""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from assistant.demo import demo_export
 from assistant.models import Project
 from assistant.wiring import runtime
 from ingestion.models import Chunk, Source, SyncRun
-from ingestion.selectors import search_scope
 from ingestion.sync import source_sync
 from tests.test_bench_smoke import RAY, needs_ray
 
@@ -49,42 +46,16 @@ def mixed_project(tmp_path: Path):  # noqa: ANN201
                                       .values_list("vector_id", flat=True)))  # fmt: skip
 
 
-def vectors_of(project: Project, source: Source) -> tuple[list[str], np.ndarray]:
-    from assistant.wiring.adapters.chroma_clients import get_client
-
-    partition = runtime.chunk_store().partition((project.pk, source.pk))
-    found = (
-        get_client(partition.location).get_collection(partition.name).get(include=["embeddings"])
-    )
-    matrix = np.asarray(found["embeddings"], dtype=np.float32)
-    return list(found["ids"]), matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-
-
 def test_every_source_finds_its_own_chunks_and_matches_exact_search(mixed_project) -> None:  # noqa: ANN001
+    from assistant.measuring.benchmark.recall import source_recall
+
     project, help_centre, ray = mixed_project
-    store, scope = runtime.chunk_store(), search_scope(project_id=project.pk).where
-    per_source = {s.name: vectors_of(project, s) for s in (help_centre, ray)}
-    everything = np.vstack([m for _, m in per_source.values()])
+    report = source_recall(project_id=project.pk, sample=150)
     assert (
-        len(per_source["help centre"][0])
+        report["help centre"]["chunks"]
         == Chunk.objects.filter(document__source=help_centre).count()
     )
-    report = {}
-    for name, (ids, matrix) in per_source.items():
-        picks = np.random.default_rng(3).permutation(len(ids))[:SAMPLE]
-        self_first, recall = 0, []
-        for i in picks:
-            hits = store.query(matrix[i].tolist(), k=20, where=scope)
-            # By similarity, so that identical chunks (a repeated API entry) count as found.
-            kth = np.sort(everything @ matrix[i])[-20] - 1e-3
-            self_first += hits[0].similarity >= 1 - 1e-3
-            recall.append(sum(hit.similarity >= kth for hit in hits) / 20)
-        report[name] = {
-            "n": len(picks),
-            "self_first": self_first,
-            "recall@20": float(np.mean(recall)),
-        }
-    print(json.dumps(report))
+    assert report["help centre"]["sampled"] == report["help centre"]["chunks"]  # all of them
     for name, figures in report.items():
-        assert figures["self_first"] == figures["n"], (name, figures)
+        assert figures["self_first"] == 1.0, (name, figures)
         assert figures["recall@20"] >= 0.98, (name, figures)

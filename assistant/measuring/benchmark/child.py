@@ -36,7 +36,24 @@ def main(argv: list[str]) -> None:
     questions = [tuple(q) for q in arguments["questions"]]
     if arguments.get("cache") and questions:
         report["cache"] = _repeat(project, source, questions, arguments["runs"])
+    if arguments.get("recall"):
+        report["recall"] = _recall(project)
     Path(argv[2]).write_text(json.dumps(report))
+
+
+def _recall(project: Any) -> dict[str, Any]:
+    """The demo help centre (22 chunks) joins the corpus's project as a source of its own; then
+    every source must still find its own chunks (assistant/measuring/benchmark/recall.py)."""
+    from assistant.demo import demo_export
+    from assistant.measuring.benchmark.recall import source_recall
+    from ingestion.models import Source
+
+    small, _ = Source.objects.get_or_create(
+        project=project, name="help centre",
+        defaults={"kind": Source.Kind.FILES, "config": {"jsonl": str(demo_export())}},
+    )  # fmt: skip
+    _sync(small)
+    return source_recall(project_id=project.pk)
 
 
 def _project(corpus: Path, origin: str, candidates: int | None) -> tuple[Any, Any]:

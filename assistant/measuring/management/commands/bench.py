@@ -47,7 +47,7 @@ from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams
 
-SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest")
+SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall")
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
@@ -128,7 +128,7 @@ class Command(BaseCommand):
         result.update({section: None for section in (*SECTIONS, "idle")})
         if "stages" in chosen or "scale" in chosen:
             self._in_eval_index(corpus, questions, chosen, options, result)
-        if {"cache", "concurrency", "ingest"} & set(chosen):
+        if {"cache", "concurrency", "ingest", "recall"} & set(chosen):
             served = self._corpus(corpus, queries, options["ingest_docs"])
             self._in_workdir(served, questions, chosen, levels, options, result)
         result["targets"] = report.check_targets(result)
@@ -236,11 +236,12 @@ class Command(BaseCommand):
                 folder,
                 {"corpus": str(corpus.resolve()), "origin": BENCH_ORIGIN, "questions": asked,
                  "runs": options["runs"], "cache": "cache" in chosen,
-                 "candidates": options["candidates"]},
+                 "recall": "recall" in chosen, "candidates": options["candidates"]},
                 timeout=24 * 3600,
             )  # fmt: skip
             result["ingest"] = child["ingest"]
             result["cache"] = child.get("cache")
+            result["recall"] = child.get("recall")
             if "concurrency" in chosen:
                 self.stderr.write(f"Serving it with {options['server']} ...")
                 with AsgiServer(folder, kind=options["server"]) as server:
