@@ -38,6 +38,13 @@ def caller_of(request: Request) -> Caller:
     )  # fmt: skip
 
 
+def door_schema(request: type, response: type) -> Any:
+    """The schema of a door of the one intake: its body, its answer and the intake's errors."""
+    return extend_schema(
+        request=request, responses={200: response, **error_responses(*INTAKE_ERRORS)}
+    )
+
+
 class QuestionInput(serializers.Serializer):
     project = serializers.CharField(required=False, max_length=64, help_text="Public key")
     question = serializers.CharField(max_length=settings.ASKDOCS_MAX_QUESTION_CHARS)
@@ -80,10 +87,7 @@ class AskApi(APIView):
             "or empty."
         )
 
-    @extend_schema(
-        request=InputSerializer,
-        responses={200: OutputSerializer, **error_responses(*INTAKE_ERRORS)},
-    )
+    @door_schema(InputSerializer, OutputSerializer)
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)
@@ -120,10 +124,7 @@ class RetrieveApi(APIView):
         query = serializers.CharField()
         chunks = ChunkOutput(many=True, source="candidates")
 
-    @extend_schema(
-        request=InputSerializer,
-        responses={200: OutputSerializer, **error_responses(*INTAKE_ERRORS)},
-    )
+    @door_schema(InputSerializer, OutputSerializer)
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)
@@ -158,10 +159,7 @@ class SuggestionsApi(APIView):
     class OutputSerializer(serializers.Serializer):
         questions = serializers.ListField(child=serializers.CharField())
 
-    @extend_schema(
-        request=InputSerializer,
-        responses={200: OutputSerializer, **error_responses(*INTAKE_ERRORS)},
-    )
+    @door_schema(InputSerializer, OutputSerializer)
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)

@@ -93,3 +93,23 @@ class HtmxHttpRequest(HttpRequest):
     the type checker, which cannot see the attribute the middleware sets."""
 
     htmx: HtmxDetails
+
+
+# --- Secrets shown once ---------------------------------------------------------------------------
+
+
+def show_once(session: Any, kind: str, key: object, secret: str) -> None:
+    """Keep a secret just issued (a project's secret key, a webhook token) for the next page
+    view only: the page after the redirect shows it, once."""
+    waiting = dict(session.get(f"console-show-once:{kind}", {}))
+    waiting[str(key)] = secret
+    session[f"console-show-once:{kind}"] = waiting
+
+
+def shown_once(session: Any, kind: str, key: object) -> str | None:
+    """The secret waiting for this page, removed as it is read; None after."""
+    waiting = dict(session.get(f"console-show-once:{kind}", {}))
+    secret = waiting.pop(str(key), None)
+    if secret is not None:
+        session[f"console-show-once:{kind}"] = waiting
+    return secret if isinstance(secret, str) else None

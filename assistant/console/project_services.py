@@ -5,10 +5,10 @@ from __future__ import annotations
 from django.contrib.sessions.backends.base import SessionBase
 from django.db import transaction
 
+from assistant.console.access import show_once, shown_once
 from assistant.models import Project, new_public_key, new_secret_key
 
 #: Session key of the secret keys waiting to be shown once, by project pk.
-_REVEAL_SESSION_KEY = "console_secret_to_show"
 
 
 @transaction.atomic
@@ -36,16 +36,11 @@ def project_secret_rotate(*, project: Project) -> str:
 
 def secret_to_show_once(*, session: SessionBase, project: Project) -> None:
     """Keep the project's secret key for the next page view only (after a redirect)."""
-    waiting = dict(session.get(_REVEAL_SESSION_KEY, {}))
-    waiting[str(project.pk)] = project.secret_key
-    session[_REVEAL_SESSION_KEY] = waiting
+    show_once(session, "project-secret", project.pk, project.secret_key)
 
 
 def secret_shown_once(*, session: SessionBase, project: Project) -> str | None:
     """The secret key waiting for this project's page, removed as it is read; None after."""
-    waiting = dict(session.get(_REVEAL_SESSION_KEY, {}))
-    secret = waiting.pop(str(project.pk), None)
-    if secret is not None:
-        session[_REVEAL_SESSION_KEY] = waiting
+    secret = shown_once(session, "project-secret", project.pk)
     # A key rotated again since it was stored is not the one to show.
     return secret if secret == project.secret_key else None

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
-from assistant.console.access import staff_required
+from assistant.console.access import show_once, shown_once, staff_required
 from ingestion.models import Source
 from ingestion.support_answers import (
     source_webhook_token_issue,
@@ -21,7 +21,6 @@ from ingestion.support_answers import (
 )
 
 #: Session key of the tokens waiting to be shown once, by source pk.
-_REVEAL_SESSION_KEY = "console_webhook_token_to_show"
 
 
 def takes_webhook(source: Source) -> bool:
@@ -37,10 +36,7 @@ def webhook_context(*, session: SessionBase, source: Source) -> dict[str, Any] |
     hint and when it was issued. None for sources without a webhook."""
     if not takes_webhook(source):
         return None
-    waiting = dict(session.get(_REVEAL_SESSION_KEY, {}))
-    token = waiting.pop(str(source.pk), None)
-    if token is not None:
-        session[_REVEAL_SESSION_KEY] = waiting
+    token = shown_once(session, "webhook-token", source.pk)
     config = source.config or {}
     return {
         # A token issued or revoked since it was stored is not the one to show.
@@ -61,9 +57,7 @@ def webhook_token_new(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, "Only a support source of provider “import” takes pushed answers.")
         return redirect("console-source", pk=source.pk)
     token = source_webhook_token_issue(source=source)
-    waiting = dict(request.session.get(_REVEAL_SESSION_KEY, {}))
-    waiting[str(source.pk)] = token
-    request.session[_REVEAL_SESSION_KEY] = waiting
+    show_once(request.session, "webhook-token", source.pk, token)
     messages.success(request, "Webhook token issued. Any earlier token no longer works.")
     return redirect("console-source", pk=source.pk)
 

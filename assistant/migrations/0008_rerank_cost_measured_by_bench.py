@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("assistant", "0008_rerank_cost_help"),
+        ("assistant", "0007_interaction_fallback"),
     ]
 
     operations = [
