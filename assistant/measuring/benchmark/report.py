@@ -113,6 +113,16 @@ def table(report: dict[str, Any]) -> str:
                       f"{ingest['seconds']} s = {ingest['chunks_per_s']} chunks/s; unchanged "
                       f"re-sync {ingest['resync_s']} s ({ingest['resync_unchanged']} unchanged, "
                       f"{ingest['resync_embedded']} chunks embedded)"]  # fmt: skip
+    recall = report.get("recall")
+    if recall:
+        lines += [
+            "",
+            "Each source searched through the product's store (its own chunks' vectors)",
+            f"{'source':<34}{'chunks':>8}{'sampled':>9}{'self first':>12}{'recall@20':>11}",
+        ]
+        for name, figures in recall.items():
+            lines.append(f"{name[:33]:<34}{figures['chunks']:>8}{figures['sampled']:>9}"
+                         f"{figures['self_first']:>12}{figures['recall@20']:>11}")  # fmt: skip
     lines += ["", "Targets"]
     for name, check in report["targets"].items():
         verdict = {True: "ok", False: "MISSED", None: "-"}[check["ok"]]
