@@ -1,5 +1,5 @@
 """A small source stays findable when a large one joins its project (real embeddings, the
-embedded Chroma store, the product's ingestion and search path).
+embedded Chroma store or a `chroma run` server, the product's ingestion and search path).
 
 With the help centre's 22 chunks and 10,709 Ray chunks in one HNSW collection, 8 help-centre
 chunks did not find themselves and recall@20 against exact search was 0.77 for them (the
@@ -8,6 +8,7 @@ Each source now has a collection of its own, searched and merged per question.""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from assistant.models import Project
 from assistant.wiring import runtime
 from ingestion.models import Chunk, Source, SyncRun
 from ingestion.sync import source_sync
+from tests.servers import start_chroma, stop
 from tests.test_bench_smoke import RAY, needs_ray
 
 pytestmark = [pytest.mark.django_db, needs_ray]
@@ -25,8 +27,28 @@ RAY_DOCUMENTS = 1_500  # about 7,000 chunks: one collection fails the check from
 SAMPLE = 150
 
 
+ON_THE_SCALE_OUT_PASS = os.environ.get("DATABASE_URL", "").startswith("postgres")
+
+
 @pytest.fixture
-def mixed_project(tmp_path: Path):  # noqa: ANN201
+def store_location(tmp_path: Path, settings):  # noqa: ANN001, ANN201
+    """The embedded store on the SQLite pass; a `chroma run` server on the PostgreSQL + Redis
+    pass (each pass pays for one run of this minute-long check)."""
+    if not ON_THE_SCALE_OUT_PASS:
+        yield "embedded"
+        return
+    server, url = start_chroma(tmp_path)
+    settings.CHROMA_URL = url
+    runtime.reset()
+    try:
+        yield "server"
+    finally:
+        runtime.reset()
+        stop(server)
+
+
+@pytest.fixture
+def mixed_project(tmp_path: Path, store_location: str):  # noqa: ANN201
     project = Project.objects.create(name="help centre and Ray")
     help_centre = Source.objects.create(
         project=project, name="help centre", kind=Source.Kind.FILES,
