@@ -4,6 +4,7 @@ server (HTTP and WebSockets), answering from the real pipeline."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -414,3 +415,23 @@ def test_the_empty_panel_suggests_the_pages_question_and_the_ones_answered_well(
     page.evaluate("() => AskAI.setTopic('Retrieval tokens', 'When does a token expire?')")
     dialog.get_by_role("button", name="New conversation").click()
     assert chips.all_inner_texts() == ["When does a token expire?"]
+
+
+def test_only_the_sources_the_answer_cites_are_listed_with_their_numbers(live, page):
+    """ "How long does an export take?" keeps a shipping passage too (it speaks of delivery
+    times), but the answer quotes only the export page: that is the one source shown."""
+    frames = record_frames(page)
+    page.goto(f"{live.url}/demo/billing/")
+    page.evaluate("() => AskAI.ask('How long does an export take?')")
+    answer = page.get_by_role("dialog").locator(".a").last
+    answer.locator(".fb").wait_for()
+    sent = next(f for f in frames if f["type"] == "sources")["sources"]
+    text = answer.locator(".md").inner_text()
+    cited = sorted({int(n) for n in re.findall(r"\[(\d+)\]", text)})
+    assert cited and len(sent) > len(cited), (sent, text)  # something kept was not cited
+    listed = answer.get_by_role("list", name="Sources").locator("li")
+    assert listed.count() == len(cited)
+    numbers = [int(n) for n in listed.evaluate_all("items => items.map(li => li.value)")]
+    assert numbers == cited
+    titles = {s["n"]: s["title"] for s in sent}
+    assert listed.all_inner_texts() == [titles[n] for n in cited]

@@ -364,10 +364,16 @@
     if (refused) {
       this.node.classList.add("refused");
     } else if (this.sources.length) {
+      // The sources the answer cites ([n]); all of them when it cites none (an LLM that
+      // answered without markers). A passage that was found but not used is not a source.
+      var cited = {};
+      (this.text.match(/\[(\d+)\]/g) || []).forEach(function (m) { cited[m.slice(1, -1)] = true; });
+      var shown = this.sources.filter(function (s) { return cited[String(s.n)]; });
       var list = this.node.appendChild(el("ol", "src"));
       list.setAttribute("aria-label", "Sources");
-      this.sources.forEach(function (s) {
+      (shown.length ? shown : this.sources).forEach(function (s) {
         var li = list.appendChild(el("li"));
+        li.value = s.n; // keeps the number the answer's [n] uses
         li.appendChild(safeLink(s.url, s.title || s.url) || el("span", "doc", s.title + " (document)"));
       });
     }
