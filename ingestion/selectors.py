@@ -173,3 +173,11 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
         )
         for row in rows
     }
+
+
+def fetch_states(*, source: Source) -> dict[str, dict[str, Any]]:
+    """What the last sync stored of each page of a website source, by its URL."""
+    rows = Document.objects.filter(source=source, fetch_state__isnull=False).exclude(
+        content_hash=""  # an unfinished write: read the page again
+    )
+    return {url: state for url, state in rows.values_list("url", "fetch_state") if url}
