@@ -176,8 +176,14 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
 
 
 def fetch_states(*, source: Source) -> dict[str, dict[str, Any]]:
-    """What the last sync stored of each page of a website source, by its URL."""
+    """What the last sync stored of each page of a website source, by its URL and by the
+    address the crawl reached it at (a link that redirects, a non-canonical URL)."""
     rows = Document.objects.filter(source=source, fetch_state__isnull=False).exclude(
         content_hash=""  # an unfinished write: read the page again
     )
-    return {url: state for url, state in rows.values_list("url", "fetch_state") if url}
+    states: dict[str, dict[str, Any]] = {}
+    for url, state in rows.values_list("url", "fetch_state"):
+        for address in (state.get("requested"), url):
+            if address:
+                states[address] = state
+    return states

@@ -180,7 +180,13 @@ def _sync(
 
     for item in connector_for(source).read():
         if isinstance(item, Total):
-            run.total = max(item.count, run.total)
+            if item.count > run.total:
+                run.total = item.count
+                _save_progress(run)  # a crawl's next level: the bar must not stand at 100%
+            continue
+        if isinstance(item, Skipped):
+            run.skipped += 1
+            _record(run, "skipped", "", item.external_id, reason=item.reason)
             continue
         if isinstance(item, Fetched):
             run.seen += 1
@@ -194,9 +200,6 @@ def _sync(
         if isinstance(item, Unchanged):
             keep.add(item.external_id)
             run.unchanged += 1
-        elif isinstance(item, Skipped):
-            run.skipped += 1
-            _record(run, "skipped", "", item.external_id, reason=item.reason)
         elif isinstance(item, Gone):
             _remove(source, run, [item.external_id])
         elif isinstance(item, Failed):

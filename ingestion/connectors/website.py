@@ -19,6 +19,7 @@ import urllib.robotparser
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 from xml.etree import ElementTree as ET  # noqa: S405 - parsed with the size limit below
@@ -177,7 +178,7 @@ class WebsiteConnector:
             [u for u in (self._robots.site_maps() or []) if self._robots] if self._robots else []
         )
         urls: list[str] = []
-        for sitemap in listed:
+        for sitemap in (urljoin(self.origin + "/", u) for u in listed):
             if urlsplit(sitemap).netloc.lower() == urlsplit(self.origin).netloc.lower():
                 try:
                     urls += [u for u in self._sitemap_urls(client, sitemap, depth=0)
@@ -300,10 +301,12 @@ class WebsiteConnector:
                         return Page(url, final, response.status_code, error=_too_big(self.limits))
                 encoding = response.encoding or "utf-8"
                 return Page(
-                    url, final, response.status_code, bytes(body).decode(encoding, "replace"),
-                    headers={k: response.headers[k] for k in ("etag", "last-modified")
-                             if k in response.headers},
-                )  # fmt: skip
+                    url,
+                    final,
+                    response.status_code,
+                    bytes(body).decode(encoding, "replace"),
+                    headers=_validators(response.headers),
+                )
         except httpx.TooManyRedirects:
             return Page(url, error="too many redirects")
         except httpx.HTTPError as error:
@@ -337,7 +340,8 @@ class WebsiteConnector:
         extracted = extract_page(tree, fallback_title=identity)
         if not extracted.markdown.strip():
             return Failed(page.url, "no readable text on the page"), links
-        state = {"id": identity, "links": links, "extraction": EXTRACTION_VERSION,
+        state = {"id": identity, "requested": normalise(page.url), "links": links,
+                 "extraction": EXTRACTION_VERSION,
                  "etag": page.headers.get("etag", ""),
                  "last_modified": page.headers.get("last-modified", "")}  # fmt: skip
         document = IncomingDocument(
@@ -360,6 +364,22 @@ def normalise(url: str) -> str:
         if url.endswith("/" + index):
             return url[: -len(index)]
     return url
+
+
+def _validators(headers: httpx.Headers) -> dict[str, str]:
+    """The ETag, and the Last-Modified when it can be trusted: one within a second of the
+    answer's Date is weak (RFC 9110 8.8.2.2), as the page may change again within the same
+    second, so the page is read again next time."""
+    found = {"etag": headers["etag"]} if "etag" in headers else {}
+    modified, date = headers.get("last-modified"), headers.get("date")
+    if modified:
+        try:
+            age = parsedate_to_datetime(date) - parsedate_to_datetime(modified) if date else None
+        except (TypeError, ValueError):
+            age = None
+        if age is None or age.total_seconds() >= 1:
+            found["last-modified"] = modified
+    return found
 
 
 def _patterns(value: Any) -> tuple[str, ...]:

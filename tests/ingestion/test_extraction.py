@@ -35,7 +35,8 @@ shutil.copyfile(<span class="s">"a.txt"</span>, <span class="s">"b.txt"</span>)
 <table><thead><tr><th>Type</th><th>Mutable</th></tr></thead>
 <tbody><tr><td>list</td><td>yes</td></tr><tr><td>tuple</td><td>no</td></tr></tbody></table>
 <dl class="py function">
-<dt id="acme.copy">acme.copy(<em>src</em>, <em>dst</em>)<a class="headerlink" href="#acme.copy">¶</a></dt>
+<dt id="acme.copy">acme.copy(<em>src</em>, <em>dst</em>)<a class="headerlink"
+ href="#acme.copy">¶</a></dt>
 <dd><p>Copy <em>src</em> to <em>dst</em> and return <em>dst</em>.</p></dd>
 </dl>
 <h3 id="own-id">A heading with its own id</h3>
