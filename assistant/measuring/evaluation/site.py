@@ -37,11 +37,20 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         return
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return  # a crawler that stops reading a file it does not want is not an error
+
+
 @contextlib.contextmanager
-def served(folder: Path) -> Iterator[str]:
-    """Serve `folder` on a free loopback port; yields its base URL (ending in /)."""
+def served(folder: Path, *, port: int = 0) -> Iterator[str]:
+    """Serve `folder` on loopback, on `port` when it is free (else any free port); yields its
+    base URL (ending in /)."""
     handler = partial(_QuietHandler, directory=str(folder))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    try:
+        server = _Server(("127.0.0.1", port), handler)
+    except OSError:
+        server = _Server(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -52,15 +61,20 @@ def served(folder: Path) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def site_base(site: str) -> Iterator[str]:
-    """The base URL of `site`: a folder is served for the run, a URL is used as it is."""
+def site_base(site: str, workdir: Path) -> Iterator[str]:
+    """The base URL of `site`: a folder is served for the run, a URL is used as it is. A
+    folder is served on the port it had last time, so the pages keep their URLs and the kept
+    index is re-synced rather than replaced."""
     if site.startswith(("http://", "https://")):
         yield site if site.endswith("/") else site + "/"
         return
     folder = Path(site)
     if not folder.is_dir():
         raise FileNotFoundError(f"No such folder: {site}")
-    with served(folder.resolve()) as base:
+    remembered = workdir / "port"
+    port = int(remembered.read_text()) if remembered.is_file() else 0
+    with served(folder.resolve(), port=port) as base:
+        remembered.write_text(base.rsplit(":", 1)[1].strip("/"))
         yield base
 
 
@@ -82,8 +96,10 @@ def run_site(
     embedder_id: str, fresh: bool,
 ) -> dict[str, Any]:  # fmt: skip
     """Crawl, index, measure and ask in a child process; its report."""
+    if not site.startswith(("http://", "https://")) and not Path(site).is_dir():
+        raise FileNotFoundError(f"No such folder: {site}")
     folder = workdir_for(site, embedder_id=embedder_id, fresh=fresh)
-    with site_base(site) as base:
+    with site_base(site, folder) as base:
         arguments = {
             "base": base, "start": start, "max_pages": max_pages,
             "queries": str(queries.resolve()), **options,

@@ -69,6 +69,7 @@ def _sync(source: Any) -> dict[str, Any]:
         "status": run.status, "seconds": round(seconds, 1), "pages": run.seen,
         "added": run.added, "changed": run.changed, "unchanged": run.unchanged,
         "removed": run.removed, "failed": run.failed, "errors": run.errors,
+        "skipped": run.changes.get("skipped", []), "skipped_count": run.skipped,
         "chunks": Chunk.objects.filter(document__source=source).count(),
         "chunks_embedded": run.chunks_embedded,
         "chunks_per_second": round(run.chunks_embedded / seconds, 1) if seconds else None,

@@ -16,9 +16,11 @@ def format_site(report: dict[str, Any]) -> str:
             f"removed {sync['removed']}, failed {sync['failed']}; {sync['chunks']} chunks"
             + (f", {sync['chunks_per_second']} chunks/s" if sync["chunks_embedded"] else "")
         )
-    skipped = Counter(_reason(e["error"]) for e in report["syncs"][0]["errors"])
+    first = report["syncs"][0]
+    skipped = Counter(s["reason"] for s in first.get("skipped", []))
+    skipped.update(_reason(e["error"]) for e in first["errors"])
     for reason, count in skipped.most_common():
-        lines.append(f"skipped       {count:>8}   {reason}")
+        lines.append(f"not indexed   {count:>8}   {reason}")
     extraction = report["extraction"]
     for key in ("anchored", "anchors_valid", "headings_kept", "code_blocks_kept", "text_kept"):
         value = extraction.get(key)
