@@ -200,7 +200,7 @@ def _drop(element: Any) -> None:
     parent.remove(element)
 
 
-class _Converter(MarkdownConverter):  # type: ignore[misc]
+class _Converter(MarkdownConverter):
     def __init__(self) -> None:
         super().__init__(
             heading_style=ATX, bullets="-", escape_asterisks=False, escape_underscores=False,
@@ -216,11 +216,15 @@ class _Converter(MarkdownConverter):  # type: ignore[misc]
         return f"\n\n{'#' * max(1, min(6, n))} {text}{f' {{#{anchor}}}' if anchor else ''}\n\n"
 
     def convert_dt(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        converted: str = super().convert_dt(el, strip_permalink_glyphs(text), parent_tags)
+        """The term on a line of its own (preceded by its `{#id}` line when it has an id),
+        its definition following as `:   ...` (markdownify's convert_dd)."""
+        text = " ".join(strip_permalink_glyphs(text).split())
+        if "_inline" in parent_tags:
+            return f" {text} "
+        if not text:
+            return "\n"
         anchor = el.get(ANCHOR_ATTRIBUTE)
-        if anchor and "_inline" not in parent_tags:
-            return f"\n\n{{#{anchor}}}\n{converted.lstrip()}"
-        return converted
+        return f"\n\n{{#{anchor}}}\n{text}\n" if anchor else f"\n\n{text}\n"
 
     def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
         return text  # link targets are noise to a search and to a quote

@@ -183,6 +183,8 @@ def fetch_states(*, source: Source) -> dict[str, dict[str, Any]]:
     )
     states: dict[str, dict[str, Any]] = {}
     for url, state in rows.values_list("url", "fetch_state"):
+        if not isinstance(state, dict):
+            continue
         for address in (state.get("requested"), url):
             if address:
                 states[address] = state

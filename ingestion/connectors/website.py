@@ -171,14 +171,12 @@ class WebsiteConnector:
 
     def _seeds(self, client: httpx.Client) -> list[str]:
         if self.sitemap_url:
-            urls = self._sitemap_urls(client, self.sitemap_url, depth=0)
-            return ([self.start_url] if self.start_url else []) + urls
+            listed = self._sitemap_urls(client, self.sitemap_url, depth=0)
+            return ([self.start_url] if self.start_url else []) + listed
         # Sitemaps robots.txt lists reach pages no link leads to; links are followed too.
-        listed = (
-            [u for u in (self._robots.site_maps() or []) if self._robots] if self._robots else []
-        )
+        named = (self._robots.site_maps() or []) if self._robots else []
         urls: list[str] = []
-        for sitemap in (urljoin(self.origin + "/", u) for u in listed):
+        for sitemap in (urljoin(self.origin + "/", u) for u in named):
             if urlsplit(sitemap).netloc.lower() == urlsplit(self.origin).netloc.lower():
                 try:
                     urls += [u for u in self._sitemap_urls(client, sitemap, depth=0)
