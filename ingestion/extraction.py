@@ -27,7 +27,7 @@ from markdownify import ATX, MarkdownConverter
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "2"
+EXTRACTION_VERSION = "3"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -209,7 +209,8 @@ class _Converter(MarkdownConverter):
         )  # fmt: skip
 
     def convert_hN(self, n: int, el: Any, text: str, parent_tags: set[str]) -> str:  # noqa: N802
-        text = strip_permalink_glyphs(" ".join(text.split()))
+        # Plain text: a heading is a chunk's breadcrumb, shown and embedded as it reads.
+        text = strip_permalink_glyphs(" ".join(el.get_text().split()))
         if "_inline" in parent_tags or not text:
             return text
         anchor = el.get(ANCHOR_ATTRIBUTE)
