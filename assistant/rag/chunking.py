@@ -12,7 +12,7 @@ TokenCounter = Callable[[str], int]
 
 #: Changes whenever the same Markdown would be cut into other chunks (cached evaluation
 #: indexes are keyed by it).
-CHUNKING_VERSION = "2"
+CHUNKING_VERSION = "3"
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 #: An id the page gives a heading (`## Title {#id}`) or a place (`{#id}` alone on a line),
@@ -185,9 +185,12 @@ def _split_long(text: str, count: TokenCounter, max_tokens: int) -> list[str]:
     return pieces
 
 
-def _split_code(block: str, count: TokenCounter, max_tokens: int) -> list[str]:
+def _split_code(
+    block: str, count: TokenCounter, max_tokens: int, first_tokens: int | None = None
+) -> list[str]:
     """A code block over the limit is cut between lines, each part fenced again, so no line
-    of code is ever broken or flattened."""
+    of code is ever broken or flattened. The first part may be kept shorter (`first_tokens`),
+    leaving room for the sentence that leads into it."""
     if count(block) <= max_tokens:
         return [block]
     lines = block.splitlines()
@@ -197,7 +200,8 @@ def _split_code(block: str, count: TokenCounter, max_tokens: int) -> list[str]:
     current: list[str] = []
     for line in body:
         candidate = "\n".join([opening, *current, line, closing])
-        if current and count(candidate) > max_tokens:
+        limit = max_tokens if parts or first_tokens is None else first_tokens
+        if current and count(candidate) > limit:
             parts.append("\n".join([opening, *current, closing]))
             current = []
         current.append(line)
@@ -243,9 +247,11 @@ def _split_rows(block: str, count: TokenCounter, max_tokens: int) -> list[str]:
     return parts
 
 
-def _split_block(block: Block, count: TokenCounter, budget: int) -> list[str]:
+def _split_block(block: Block, count: TokenCounter, budget: int, lead_in: str = "") -> list[str]:
     if block.code:
-        return _split_code(block.text, count, budget)
+        room = budget - count(lead_in) - 2 if lead_in else None
+        first = room if room is not None and room >= budget // 2 else None
+        return _split_code(block.text, count, budget, first)
     if count(block.text) > budget and (
         _TABLE_ROW.match(block.text) or _LIST_ITEM.match(block.text)
     ):
@@ -254,11 +260,14 @@ def _split_block(block: Block, count: TokenCounter, budget: int) -> list[str]:
 
 
 def _units(section: Section, count: TokenCounter, budget: int) -> list[_Unit]:
-    return [
-        _Unit(text, block.anchor, block.code)
-        for block in section.blocks
-        for text in _split_block(block, count, budget)
-    ]
+    units: list[_Unit] = []
+    for block in section.blocks:
+        lead_in = units[-1].text if units and not units[-1].code else ""
+        units += [
+            _Unit(text, block.anchor, block.code)
+            for text in _split_block(block, count, budget, lead_in)
+        ]
+    return units
 
 
 def chunk_markdown(

@@ -78,9 +78,11 @@ def site_base(site: str, workdir: Path) -> Iterator[str]:
         yield base
 
 
-def workdir_for(site: str, *, embedder_id: str, fresh: bool) -> Path:
+def workdir_for(site: str, *, start: str, embedder_id: str, fresh: bool) -> Path:
+    """The data folder of one crawl: the site and start page (its folder is the crawl's
+    scope), the embedder, the chunk size and the extraction and chunking versions."""
     identity = "\x1f".join([
-        str(Path(site).resolve()) if not site.startswith("http") else site,
+        str(Path(site).resolve()) if not site.startswith("http") else site, start,
         embedder_id, str(settings.ASKDOCS_CHUNK_TOKENS), EXTRACTION_VERSION, CHUNKING_VERSION,
     ])  # fmt: skip
     key = hashlib.sha256(identity.encode()).hexdigest()[:16]
@@ -98,7 +100,7 @@ def run_site(
     """Crawl, index, measure and ask in a child process; its report."""
     if not site.startswith(("http://", "https://")) and not Path(site).is_dir():
         raise FileNotFoundError(f"No such folder: {site}")
-    folder = workdir_for(site, embedder_id=embedder_id, fresh=fresh)
+    folder = workdir_for(site, start=start, embedder_id=embedder_id, fresh=fresh)
     with site_base(site, folder) as base:
         arguments = {
             "base": base, "start": start, "max_pages": max_pages,
