@@ -104,8 +104,11 @@ def page_figures(html: str, chunks: Sequence[PageChunk]) -> tuple[PageFigures, d
             elif len(missing["anchors"]) < 5:
                 missing["anchors"].append(fragment)
 
-    path_headings = {_norm(h) for c in chunks for h in c.heading_path.split(" > ") if h}
-    path_headings |= {_norm(c.title) for c in chunks}
+    # A heading that kept its permalink glyph ("Programming FAQ¶") is damaged but kept.
+    path_headings = {
+        _norm(strip_permalink_glyphs(h)) for c in chunks for h in c.heading_path.split(" > ") if h
+    }
+    path_headings |= {_norm(strip_permalink_glyphs(c.title)) for c in chunks}
     for element in visible:
         if element.tag in ("h1", "h2", "h3", "h4"):
             text = _norm(strip_permalink_glyphs(element.text_content()))
