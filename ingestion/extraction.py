@@ -27,7 +27,7 @@ from markdownify import ATX, MarkdownConverter
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "3"
+EXTRACTION_VERSION = "4"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -226,6 +226,14 @@ class _Converter(MarkdownConverter):
             return "\n"
         anchor = el.get(ANCHOR_ATTRIBUTE)
         return f"\n\n{{#{anchor}}}\n{text}\n" if anchor else f"\n\n{text}\n"
+
+    def convert_blockquote(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        """Generators indent with <blockquote> (Sphinx does): one that holds code, a table or
+        a list is indentation, not a quotation, and its blocks stay plain Markdown blocks."""
+        if el.find(["pre", "table", "ul", "ol", "dl"]) is not None:
+            return f"\n\n{text.strip()}\n\n"
+        quoted: str = super().convert_blockquote(el, text, parent_tags)
+        return quoted
 
     def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
         return text  # link targets are noise to a search and to a quote

@@ -144,3 +144,12 @@ def test_the_code_block_stays_with_the_sentence_that_leads_into_it() -> None:
     pieces = chunk_markdown(extract_page(PAGE).markdown, count_tokens=words, max_tokens=40)
     with_code = next(p for p in pieces if "shutil.copyfile(" in p.text)
     assert "The syntax is as\nfollows:" in with_code.text
+
+
+def test_an_indenting_blockquote_keeps_its_code_plain_and_a_quotation_stays_quoted() -> None:
+    indented = extract_page(
+        "<main><h2>Queues</h2><blockquote><p>For example:</p><pre>q = Queue()\nq.put(1)</pre>"
+        "</blockquote><blockquote><p>Simple is better than complex.</p></blockquote></main>"
+    ).markdown
+    assert "For example:\n\n```\nq = Queue()\nq.put(1)\n```" in indented
+    assert "> Simple is better than complex." in indented
