@@ -257,3 +257,16 @@ def test_an_unknown_tool_and_a_malformed_body_are_protocol_errors_not_500s(live)
     assert unknown.is_error and "Unknown tool" in unknown.content[0].text
     assert malformed.status_code == 400 and "error" in json.loads(malformed.text)
     assert huge.status_code == 413
+
+
+@pytest.mark.parametrize("method", ["GET", "DELETE", "PUT"])
+def test_only_post_is_served_the_stateless_server_has_no_stream_to_open(live, method):
+    server, project = live
+
+    response = httpx.request(
+        method, f"{server.url}/mcp/", timeout=10,
+        headers={"Authorization": f"Bearer {project.secret_key}", "Accept": "text/event-stream"},
+    )  # fmt: skip
+
+    assert response.status_code == 405 and response.headers["allow"] == "POST"
+    assert response.json()["error"]["data"]["error"]["code"] == "method_not_allowed"

@@ -31,6 +31,12 @@ MAX_REQUEST_BYTES = 4 * intake.MAX_BODY_BYTES
 
 
 async def mcp_application(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["method"] != "POST":
+        # A stateless server has no stream for a GET to open and no session for a DELETE to
+        # end; the protocol says 405 (the SDK would hold a GET open, doing nothing).
+        error = IntakeError("method_not_allowed", "The MCP endpoint takes POST only.", 405)
+        await _refuse(error, send)
+        return
     client = scope.get("client") or ("", 0)
     caller = Caller.from_headers(Headers(scope=scope), key="", client=client[0])
     try:
@@ -60,5 +66,7 @@ async def _refuse(error: IntakeError, send: Send) -> None:
     headers = [(b"content-type", b"application/json")]
     if error.status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="askdocs"'))
+    if error.status == 405:
+        headers.append((b"allow", b"POST"))
     await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": json.dumps(body).encode()})
