@@ -35,7 +35,10 @@ def run(url: str, key: str, session: Session, *, mode: str = "auto") -> Any:
     """Connect the SDK's client with `Authorization: Bearer <key>` and run `session`."""
 
     async def connect() -> Any:
-        async with httpx2.AsyncClient(headers=bearer(key)) as http:
+        # The SDK's own timeouts: httpx's 5 s default can pass while a busy machine loads
+        # the models for the first question.
+        timeout = httpx2.Timeout(30, read=300)
+        async with httpx2.AsyncClient(headers=bearer(key), timeout=timeout) as http:
             transport = streamable_http_client(f"{url}/mcp/", http_client=http)
             async with Client(transport, mode=mode) as client:
                 return await session(client)
