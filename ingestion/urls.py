@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from ingestion import api, llms_views
+from ingestion import api
 
 urlpatterns = [
     path(
@@ -10,6 +10,4 @@ urlpatterns = [
         api.SupportAnswerApi.as_view(),
         name="api-support-answer",
     ),
-    path("p/<str:project>/llms.txt", llms_views.llms_index, name="llms-txt"),
-    path("p/<str:project>/llms-full.txt", llms_views.llms_full, name="llms-full-txt"),
 ]

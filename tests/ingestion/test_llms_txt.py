@@ -51,6 +51,7 @@ def test_llms_txt_lists_each_document_of_each_source_with_its_link(client, demo)
     response = client.get("/p/demo/llms.txt")
 
     assert response["Content-Type"] == "text/plain; charset=utf-8"
+    assert response["Cache-Control"] == "public, max-age=300"
     lines = response.content.decode().splitlines()
     assert lines[0] == "# Demo" and lines[1] == ""
     assert lines[2].startswith("> The documentation of Demo that its Ask AI assistant answers")
@@ -75,3 +76,15 @@ def test_llms_full_txt_holds_each_documents_markdown(client, demo):
         title, body = path.read_text(encoding="utf-8").split("\n", 1)
         expected = f"{title}\n\nSource: https://help.acme.example/{path.stem}\n\n{body.strip()}"
         assert expected in full, path.name
+
+
+def test_it_counts_against_the_clients_retrieval_rate_limit(client, demo, settings):
+    settings.ASKDOCS_RATE_RETRIEVE_PER_CLIENT = "2/h"  # per hour: a minute may roll over
+    demo.llms_txt_enabled = True
+    demo.save()
+
+    statuses = [client.get(f"/p/demo/{name}").status_code for name in ("llms.txt",) * 2]
+    refused = client.get("/p/demo/llms-full.txt")
+
+    assert statuses == [200, 200]
+    assert refused.status_code == 429 and b"Too many" in refused.content
