@@ -13,6 +13,7 @@ without the secret key, and one sent by a browser must also come from an allowed
 from __future__ import annotations
 
 import json
+import logging
 
 from channels.db import database_sync_to_async
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -22,8 +23,11 @@ from starlette.types import Receive, Scope, Send
 
 from assistant.ask import intake
 from assistant.ask.intake import Caller
+from assistant.ask.services import UNAVAILABLE
 from assistant.errors import IntakeError
 from assistant.mcp_server.tools import SCOPE_KEY, server
+
+logger = logging.getLogger(__name__)
 
 PATHS = frozenset({"/mcp", "/mcp/"})
 #: A JSON-RPC call wraps the intake's own body limit in its envelope and the client's _meta.
@@ -43,6 +47,10 @@ async def mcp_application(scope: Scope, receive: Receive, send: Send) -> None:
         project = await database_sync_to_async(intake.authorise_mcp)(caller)
     except IntakeError as error:
         await _refuse(error, send)
+        return
+    except Exception:  # the database is down: say so as JSON-RPC, not an HTML 500
+        logger.exception("MCP authorisation failed")
+        await _refuse(IntakeError("unavailable", UNAVAILABLE, 503), send)
         return
     scope[SCOPE_KEY] = (project, caller)
     manager = StreamableHTTPSessionManager(
