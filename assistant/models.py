@@ -105,6 +105,12 @@ class Project(models.Model):
         validators=[sms_number_validator],
         help_text="The Twilio number (E.164) that answers texts from these documents.",
     )
+    llms_txt_enabled = models.BooleanField(
+        "Publish llms.txt",
+        default=False,
+        help_text="Serve /p/<project>/llms.txt and llms-full.txt: the index of the documents and "
+        "their text, public to anyone who has the address.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -143,6 +149,7 @@ class Interaction(models.Model):
         SMS = "sms", "SMS"
         SANDBOX = "sandbox", "Sandbox"
         CLI = "cli", "Command line"
+        MCP = "mcp", "MCP (AI tools)"
 
     answer_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="interactions")

@@ -374,5 +374,7 @@ LOGGING = {
         "axes.apps": {"level": "WARNING"},
         "absl": {"level": "WARNING"},  # rouge-score's "Using default tokenizer."
         "bm25s": {"level": "WARNING"},  # sets DEBUG on its own logger
+        # The MCP SDK: a line per request (each runs its own stateless session manager).
+        "mcp": {"level": "WARNING"},
     },
 }

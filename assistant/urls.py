@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from assistant.ask import api, demo_views, memory_api, sse, views
+from assistant.ask import api, demo_views, llms_views, memory_api, sse, views
 from feedback.api import FeedbackApi
 
 urlpatterns = [
@@ -20,6 +20,8 @@ urlpatterns = [
     path("api/v1/retrieve", api.RetrieveApi.as_view(), name="api-retrieve"),
     path("api/v1/suggestions", api.SuggestionsApi.as_view(), name="api-suggestions"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("p/<str:project>/llms.txt", llms_views.llms_index, name="llms-txt"),
+    path("p/<str:project>/llms-full.txt", llms_views.llms_full, name="llms-full-txt"),
     path("sms/", include("assistant.sms.urls")),
     path("admin/", include("assistant.console.urls")),
     path("django-admin/", admin.site.urls),

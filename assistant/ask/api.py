@@ -13,13 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assistant.api_errors import INTAKE_ERRORS, ApiError, error_responses
-from assistant.ask import intake, services
+from assistant.ask import intake, search, services
 from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
 from assistant.ask.selectors import suggested_questions
 from assistant.models import Interaction
 from assistant.rag.types import Question
-from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, search_scope
 
 
 def body_of(request: Request) -> Mapping[str, Any]:
@@ -130,11 +128,10 @@ class RetrieveApi(APIView):
         project = intake.authorise(caller)
         asked = intake.retrieve_request(body_of(request), project=project, caller=caller)
         try:
-            scope = search_scope(project_id=project.id)
-            runtime.index_seen(project_id=project.id, stamp=scope.stamp)
-            retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
-            retrieval = retriever.retrieve(
-                Question(asked.question, asked.topic), asked.settings, scope.where
+            retrieval = search.retrieve(
+                project=project,
+                question=Question(asked.question, asked.topic),
+                settings=asked.settings,
             )
         except Exception as exc:
             raise ApiError(

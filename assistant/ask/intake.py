@@ -1,5 +1,5 @@
 """The one intake every door hands its raw input to: REST, server-sent events, the WebSocket,
-the SMS webhook, the console sandbox and `manage.py ask`.
+the SMS webhook, the console sandbox, `manage.py ask` and the MCP server for AI tools.
 
 It parses (size and depth limits, valid Unicode, no NUL), validates (each field's limits are
 written here once), authorises (public key + allowed Origin, or the secret key), rate-limits
@@ -7,7 +7,7 @@ written here once), authorises (public key + allowed Origin, or the secret key),
 conversation, and builds the pipeline `Settings` from the project. It returns a typed request
 or raises `IntakeError`; each transport only translates that error into its own shape (a JSON
 4xx body, an SSE 4xx before the stream, a WebSocket error frame or close code, TwiML, a form
-error, a CommandError), so the same bad input gets the same code at every door.
+error, a CommandError, an MCP tool error), so the same bad input gets the same code at every door.
 """
 
 from __future__ import annotations
@@ -242,6 +242,31 @@ def authorise_server(caller: Caller) -> Project:
             403,
         )
     return project
+
+
+def authorise_mcp(caller: Caller) -> Project:
+    """AI tools (MCP clients) name no public key: their Bearer secret key alone picks the
+    project. A browser-based client must also come from one of the project's origins."""
+    project = _project_by_secret_key(caller.bearer)
+    if project is None:
+        raise IntakeError(
+            "secret_key_required",
+            "Authenticate with the project's secret key: Authorization: Bearer sk_...",
+            401,
+        )
+    if caller.origin and not project.allows_origin(caller.origin):
+        raise IntakeError(
+            "origin_not_allowed", f"Origin {caller.origin} is not allowed for this project.", 403
+        )
+    return project
+
+
+def _project_by_secret_key(candidate: str) -> Project | None:
+    """The project whose secret key this is; with the comparisons above, the only place a
+    secret key is checked."""
+    if not candidate.startswith("sk_"):
+        return None
+    return Project.objects.filter(secret_key=candidate).first()
 
 
 # --- Requests ------------------------------------------------------------------------------

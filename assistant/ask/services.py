@@ -258,12 +258,15 @@ class _Log:
     latency: dict[str, float] = field(default_factory=dict)
     memory: list[dict[str, Any]] = field(default_factory=list)
     generator: str = ""
+    #: A search that writes no answer (assistant/ask/search.py): refused when nothing is kept.
+    retrieval: Retrieval | None = None
 
     def save(self, elapsed: float) -> Interaction:
-        retrieval = self.answer.retrieval if self.answer else None
-        refused = self.answer is not None and (
-            self.answer.refused_before_generation or is_refusal(self.text)
-        )
+        retrieval = self.answer.retrieval if self.answer else self.retrieval
+        if self.answer is not None:
+            refused = self.answer.refused_before_generation or is_refusal(self.text)
+        else:
+            refused = self.retrieval is not None and not self.retrieval.kept
         latency = {**(retrieval.timings_ms if retrieval else {}), **self.latency}
         latency["total_ms"] = _ms(elapsed)
         return Interaction.objects.create(

@@ -44,3 +44,10 @@ def secret_shown_once(*, session: SessionBase, project: Project) -> str | None:
     secret = shown_once(session, "project-secret", project.pk)
     # A key rotated again since it was stored is not the one to show.
     return secret if secret == project.secret_key else None
+
+
+@transaction.atomic
+def project_llms_txt_publish(*, project: Project, enabled: bool) -> None:
+    """Serve the project's llms.txt and llms-full.txt publicly, or stop."""
+    project.llms_txt_enabled = enabled
+    project.save(update_fields=["llms_txt_enabled"])

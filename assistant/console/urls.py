@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from assistant.console import project_views, sandbox_stream, views
+from assistant.console import connect_views, project_views, sandbox_stream, views
 
 urlpatterns = [
     path("", views.console_home, name="console-home"),
@@ -35,5 +35,15 @@ urlpatterns = [
     ),
     path(
         "projects/<int:pk>/rotate-key/", project_views.project_rotate, name="console-project-rotate"
+    ),
+    path(
+        "projects/<int:pk>/connect/",
+        connect_views.project_connect,
+        name="console-project-connect",
+    ),
+    path(
+        "projects/<int:pk>/llms-txt/",
+        connect_views.project_llms_txt,
+        name="console-project-llms-txt",
     ),
 ]
