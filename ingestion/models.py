@@ -59,6 +59,9 @@ class Document(models.Model):
     title = models.CharField(max_length=500)
     url = models.CharField(max_length=1000, blank=True)
     content_hash = models.CharField(max_length=64)
+    #: For a web page: its ETag, Last-Modified, in-scope links and the extraction version it
+    #: was read with, so an unchanged page is not downloaded again (an HTTP 304).
+    fetch_state = models.JSONField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -123,6 +126,10 @@ class SyncRun(models.Model):
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True)  # [{"url": ..., "error": ...}]
+    skipped = models.PositiveIntegerField(default=0)
+    #: Which documents this run added, changed, removed and skipped:
+    #: {"added": [{"title", "url"}], ..., "skipped": [{"url", "reason"}]}, each list capped.
+    changes = models.JSONField(default=dict, blank=True)
     message = models.TextField(blank=True)
 
     class Meta:

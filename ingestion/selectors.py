@@ -188,3 +188,19 @@ def chunk_places(ids: Sequence[str]) -> dict[str, ChunkPlace]:
         "vector_id", "document__title", "heading_path"
     )
     return {vector_id: ChunkPlace(title, path) for vector_id, title, path in rows}
+
+
+def fetch_states(*, source: Source) -> dict[str, dict[str, Any]]:
+    """What the last sync stored of each page of a website source, by its URL and by the
+    address the crawl reached it at (a link that redirects, a non-canonical URL)."""
+    rows = Document.objects.filter(source=source, fetch_state__isnull=False).exclude(
+        content_hash=""  # an unfinished write: read the page again
+    )
+    states: dict[str, dict[str, Any]] = {}
+    for url, state in rows.values_list("url", "fetch_state"):
+        if not isinstance(state, dict):
+            continue
+        for address in (state.get("requested"), url):
+            if address:
+                states[address] = state
+    return states

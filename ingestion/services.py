@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -36,6 +37,9 @@ class IncomingDocument:
     title: str
     text: str
     url: str = ""
+    #: How to ask the origin next time whether it changed (the website connector's ETag,
+    #: Last-Modified, outgoing links and extraction version); stored with the document.
+    fetch_state: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +90,8 @@ def documents_upsert(
         doc_hash = content_hash(incoming.title, incoming.url, incoming.text)
         document = known.get(incoming.external_id)
         if document is not None and document.content_hash == doc_hash:
+            if incoming.fetch_state is not None and incoming.fetch_state != document.fetch_state:
+                Document.objects.filter(pk=document.pk).update(fetch_state=incoming.fetch_state)
             results[incoming.external_id] = DocumentResult(document, "unchanged", 0, 0)
             continue
         status = "added" if document is None else "changed"
@@ -179,8 +185,9 @@ def _write(
                 )
             Chunk.objects.bulk_create(fresh)
             Document.objects.filter(pk=document.pk).update(
-                title=incoming.title[:500], url=incoming.url[:1000], content_hash=doc_hash
-            )
+                title=incoming.title[:500], url=incoming.url[:1000], content_hash=doc_hash,
+                fetch_state=incoming.fetch_state,
+            )  # fmt: skip
             document.title, document.url = incoming.title[:500], incoming.url[:1000]
             document.content_hash = doc_hash
             embedded = sum(1 for vid, _ in wanted if vid not in existing)

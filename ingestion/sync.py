@@ -19,7 +19,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from ingestion.connectors import connector_for
-from ingestion.connectors.base import ConnectorError, Failed, Fetched, Gone, Total
+from ingestion.connectors.base import (
+    ConnectorError,
+    Failed,
+    Fetched,
+    Gone,
+    Skipped,
+    Total,
+    Unchanged,
+)
 from ingestion.index import index_written
 from ingestion.models import Document, Source, SyncRun
 from ingestion.services import IncomingDocument, document_delete, documents_upsert
@@ -30,6 +38,8 @@ BATCH_SIZE = 16
 # A slow crawl also writes what it has every so often, so its progress bar moves.
 FLUSH_EVERY_SECONDS = 1.0
 MAX_RECORDED_ERRORS = 200
+#: Documents listed per kind of change in a run's report (the counts are always whole).
+MAX_RECORDED_CHANGES = 100
 # A run that has not reported for this long is taken for dead (worker killed).
 STALE_AFTER = timedelta(minutes=10)
 
@@ -159,6 +169,8 @@ def _sync(
             return
         for result in documents_upsert(source=source, documents=batch):
             setattr(run, result.status, getattr(run, result.status) + 1)
+            if result.status != "unchanged":
+                _record(run, result.status, result.document.title, result.document.url)
             run.chunks_embedded += result.embedded
             run.chunks_removed += result.removed
         run.done += len(batch)
@@ -168,7 +180,13 @@ def _sync(
 
     for item in connector_for(source).read():
         if isinstance(item, Total):
-            run.total = max(item.count, run.total)
+            if item.count > run.total:
+                run.total = item.count
+                _save_progress(run)  # a crawl's next level: the bar must not stand at 100%
+            continue
+        if isinstance(item, Skipped):
+            run.skipped += 1
+            _record(run, "skipped", "", item.external_id, reason=item.reason)
             continue
         if isinstance(item, Fetched):
             run.seen += 1
@@ -179,7 +197,10 @@ def _sync(
             continue
         run.seen += 1
         run.done += 1
-        if isinstance(item, Gone):
+        if isinstance(item, Unchanged):
+            keep.add(item.external_id)
+            run.unchanged += 1
+        elif isinstance(item, Gone):
             _remove(source, run, [item.external_id])
         elif isinstance(item, Failed):
             keep.add(item.external_id)
@@ -207,8 +228,15 @@ def _sync(
 
 def _remove(source: Source, run: SyncRun, external_ids: list[str]) -> None:
     for document in Document.objects.filter(source=source, external_id__in=external_ids):
+        _record(run, "removed", document.title, document.url or document.external_id)
         run.chunks_removed += document_delete(document=document)
         run.removed += 1
+
+
+def _record(run: SyncRun, change: str, title: str, url: str, **extra: str) -> None:
+    listed = run.changes.setdefault(change, [])
+    if len(listed) < MAX_RECORDED_CHANGES:
+        listed.append({"title": title, "url": url, **extra} if title else {"url": url, **extra})
 
 
 def _save_progress(run: SyncRun) -> None:
@@ -230,6 +258,8 @@ _COUNTERS = (
     "done",
     "total",
     "errors",
+    "skipped",
+    "changes",
 )
 
 

@@ -10,14 +10,38 @@ from dataclasses import dataclass
 
 TokenCounter = Callable[[str], int]
 
+#: Changes whenever the same Markdown would be cut into other chunks (cached evaluation
+#: indexes are keyed by it).
+CHUNKING_VERSION = "3"
+
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+#: An id the page gives a heading (`## Title {#id}`) or a place (`{#id}` alone on a line),
+#: written by the website extractor (ingestion/extraction.py).
+_HEADING_ANCHOR = re.compile(r"\s*\{#([^}\s]+)\}$")
+_ANCHOR_LINE = re.compile(r"^\{#([^}\s]+)\}$")
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
+_FENCE_INSIDE = re.compile(r"(?<=\S)\s*(`{3,}|~{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A paragraph (or list, table) or a whole fenced code block, with the anchor in effect
+    where it starts."""
+
+    text: str
+    anchor: str = ""
+    code: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Section:
     headings: tuple[str, ...]
-    body: str
+    blocks: tuple[Block, ...]
+
+    @property
+    def body(self) -> str:
+        return "\n\n".join(b.text for b in self.blocks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,40 +59,109 @@ class Piece:
 
 
 def slugify(heading: str) -> str:
-    """The anchor most documentation generators give a heading."""
+    """The anchor most Markdown renderers give a heading (used when the document carries no
+    ids of its own)."""
     slug = re.sub(r"[^\w\s-]", "", heading.lower()).strip()
     return re.sub(r"[\s_]+", "-", slug)
 
 
+def _fence_lines(markdown: str) -> list[str]:
+    """Lines with every code fence at a line start: an extractor may write one at the end of
+    a sentence ("...as follows: ```python") or close one after the last line of code."""
+    lines: list[str] = []
+    for line in markdown.splitlines():
+        match = _FENCE_INSIDE.search(line)
+        if match and not _FENCE.match(line):
+            before, fence_and_rest = line[: match.start()], line[match.start(1) :]
+            lines.extend([before.rstrip(), fence_and_rest])
+        else:
+            lines.append(line)
+    return lines
+
+
 def split_sections(markdown: str) -> list[Section]:
+    """Sections by heading, each a run of blocks; headings and anchor lines inside code are
+    code. Without any id in the document, a heading's slug is its anchor."""
+    lines = _fence_lines(markdown)
+    has_ids = any(_ANCHOR_LINE.match(line.strip()) or _HEADING_ANCHOR.search(line)
+                  for line in lines)  # fmt: skip
     sections: list[Section] = []
     path: list[tuple[int, str]] = []
-    body: list[str] = []
-    in_code = False
+    blocks: list[Block] = []
+    paragraph: list[str] = []
+    code: list[str] = []
+    fence = ""  # the open fence, while inside code
+    anchor = ""
 
-    def flush() -> None:
-        text = "\n".join(body).strip()
+    def end_paragraph() -> None:
+        text = "\n".join(paragraph).strip()
         if text:
-            sections.append(Section(tuple(h for _, h in path), text))
-        body.clear()
+            blocks.append(Block(text, anchor))
+        paragraph.clear()
 
-    for line in markdown.splitlines():
-        if line.strip().startswith("```"):
-            in_code = not in_code
-        match = None if in_code else _HEADING.match(line)
-        if match:
-            flush()
-            level = len(match.group(1))
+    def end_section() -> None:
+        end_paragraph()
+        if blocks:
+            sections.append(Section(tuple(h for _, h in path), tuple(blocks)))
+        blocks.clear()
+
+    for line in lines:
+        fence_match = _FENCE.match(line)
+        if fence:
+            code.append(line)
+            if (
+                fence_match
+                and fence_match.group(2)[0] == fence[0]
+                and (
+                    len(fence_match.group(2)) >= len(fence)
+                    and not line.strip()[len(fence) :].strip()
+                )
+            ):
+                blocks.append(Block(_dedent("\n".join(code)), anchor, code=True))
+                code.clear()
+                fence = ""
+            continue
+        if fence_match:
+            end_paragraph()
+            fence = fence_match.group(2)
+            code.append(line)
+            continue
+        marker = _ANCHOR_LINE.match(line.strip())
+        if marker:
+            end_paragraph()
+            anchor = marker.group(1)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            end_section()
+            level = len(heading.group(1))
+            title = heading.group(2).strip()
+            own = _HEADING_ANCHOR.search(title)
+            if own:
+                title = title[: own.start()].strip()
+                anchor = own.group(1)
+            elif not has_ids:
+                anchor = slugify(title)
             path = [(lvl, h) for lvl, h in path if lvl < level]
-            path.append((level, match.group(2).strip()))
+            path.append((level, title))
+            continue
+        if not line.strip():
+            end_paragraph()
         else:
-            body.append(line)
-    flush()
+            paragraph.append(line)
+    if code:  # an unclosed fence: the rest of the document is its code
+        blocks.append(Block(_dedent("\n".join([*code, fence])), anchor, code=True))
+    end_section()
     return sections
 
 
-def _paragraphs(text: str) -> list[str]:
-    return [p.strip() for p in re.split(r"\n\s*\n", text) if p.strip()]
+def _dedent(fenced: str) -> str:
+    """A fenced block indented as a list item's child, moved to the left margin."""
+    lines = fenced.splitlines()
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    if not indent:
+        return fenced
+    return "\n".join(line[indent:] if line[:indent].isspace() else line for line in lines)
 
 
 def _split_long(text: str, count: TokenCounter, max_tokens: int) -> list[str]:
@@ -92,6 +185,91 @@ def _split_long(text: str, count: TokenCounter, max_tokens: int) -> list[str]:
     return pieces
 
 
+def _split_code(
+    block: str, count: TokenCounter, max_tokens: int, first_tokens: int | None = None
+) -> list[str]:
+    """A code block over the limit is cut between lines, each part fenced again, so no line
+    of code is ever broken or flattened. The first part may be kept shorter (`first_tokens`),
+    leaving room for the sentence that leads into it."""
+    if count(block) <= max_tokens:
+        return [block]
+    lines = block.splitlines()
+    opening, closing = lines[0].strip(), lines[-1].strip()
+    body = lines[1:-1] if _FENCE.match(lines[-1]) else lines[1:]
+    parts: list[str] = []
+    current: list[str] = []
+    for line in body:
+        candidate = "\n".join([opening, *current, line, closing])
+        limit = max_tokens if parts or first_tokens is None else first_tokens
+        if current and count(candidate) > limit:
+            parts.append("\n".join([opening, *current, closing]))
+            current = []
+        current.append(line)
+    if current:
+        parts.append("\n".join([opening, *current, closing]))
+    return parts
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    text: str
+    anchor: str
+    code: bool
+
+
+_TABLE_ROW = re.compile(r"^\s*\|")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _split_rows(block: str, count: TokenCounter, max_tokens: int) -> list[str]:
+    """A table or a list over the limit is cut between rows or items (a table's header goes
+    with every part), never inside one; a row or item over the limit is cut as prose."""
+    lines = block.splitlines()
+    header = lines[:2] if _TABLE_ROW.match(lines[0]) else []
+    rows: list[str] = []
+    for line in lines[len(header) :]:
+        if rows and not _TABLE_ROW.match(line) and not _LIST_ITEM.match(line):
+            rows[-1] += "\n" + line  # an item's continuation line
+        else:
+            rows.append(line)
+    parts: list[str] = []
+    current: list[str] = []
+    for row in rows:
+        if current and count("\n".join([*header, *current, row])) > max_tokens:
+            parts.append("\n".join([*header, *current]))
+            current = []
+        if count("\n".join([*header, row])) > max_tokens:
+            parts.extend(_split_long(row, count, max_tokens))
+            continue
+        current.append(row)
+    if current:
+        parts.append("\n".join([*header, *current]))
+    return parts
+
+
+def _split_block(block: Block, count: TokenCounter, budget: int, lead_in: str = "") -> list[str]:
+    if block.code:
+        room = budget - count(lead_in) - 2 if lead_in else None
+        first = room if room is not None and room >= budget // 2 else None
+        return _split_code(block.text, count, budget, first)
+    if count(block.text) > budget and (
+        _TABLE_ROW.match(block.text) or _LIST_ITEM.match(block.text)
+    ):
+        return _split_rows(block.text, count, budget)
+    return _split_long(block.text, count, budget)
+
+
+def _units(section: Section, count: TokenCounter, budget: int) -> list[_Unit]:
+    units: list[_Unit] = []
+    for block in section.blocks:
+        lead_in = units[-1].text if units and not units[-1].code else ""
+        units += [
+            _Unit(text, block.anchor, block.code)
+            for text in _split_block(block, count, budget, lead_in)
+        ]
+    return units
+
+
 def chunk_markdown(
     markdown: str,
     *,
@@ -101,37 +279,51 @@ def chunk_markdown(
     title: str = "",
 ) -> list[Piece]:
     """Split a document into pieces of at most `max_tokens` tokens of text (the title path
-    that is embedded with each piece is counted too, so the whole fits the model's window)."""
+    that is embedded with each piece is counted too, so the whole fits the model's window).
+    A code block stays whole where it fits, and with the sentence that leads into it."""
     pieces: list[Piece] = []
     for section in split_sections(markdown):
         heading_path = " > ".join(section.headings)
         header_tokens = count_tokens(" > ".join(filter(None, [title, heading_path])))
         budget = max(32, max_tokens - header_tokens)
-        anchor = slugify(section.headings[-1]) if section.headings else ""
 
-        units: list[str] = []
-        for paragraph in _paragraphs(section.body):
-            units.extend(_split_long(paragraph, count_tokens, budget))
+        def emit(units: list[_Unit], heading_path: str = heading_path) -> None:
+            text = "\n\n".join(u.text for u in units)
+            pieces.append(Piece(heading_path, text, units[0].anchor, count_tokens(text)))
 
-        current: list[str] = []
-        for unit in units:
-            candidate = "\n\n".join([*current, unit])
+        current: list[_Unit] = []
+        for unit in _units(section, count_tokens, budget):
+            candidate = "\n\n".join(u.text for u in [*current, unit])
             if current and count_tokens(candidate) > budget:
-                text = "\n\n".join(current)
-                pieces.append(Piece(heading_path, text, anchor, count_tokens(text)))
-                current = _overlap(current, count_tokens, overlap_tokens)
-                if current and count_tokens("\n\n".join([*current, unit])) > budget:
+                lead_in = _lead_in(current, unit, count_tokens, budget)
+                done = current[: len(current) - len(lead_in)]
+                emit(done)
+                current = lead_in or _overlap(done, count_tokens, overlap_tokens)
+                if current and count_tokens("\n\n".join(u.text for u in [*current, unit])) > budget:
                     current = []
             current.append(unit)
         if current:
-            text = "\n\n".join(current)
-            pieces.append(Piece(heading_path, text, anchor, count_tokens(text)))
+            emit(current)
     return pieces
 
 
-def _overlap(units: list[str], count: TokenCounter, overlap_tokens: int) -> list[str]:
-    """The last sentence of the previous piece, when it is short enough, starts the next one."""
-    if overlap_tokens <= 0 or not units:
+def _lead_in(current: list[_Unit], code: _Unit, count: TokenCounter, budget: int) -> list[_Unit]:
+    """The paragraph just before a code block goes on with it when both fit in one piece."""
+    if not code.code or len(current) < 2 or current[-1].code:
         return []
-    last_sentence = _SENTENCE_END.split(units[-1])[-1]
-    return [last_sentence] if count(last_sentence) <= overlap_tokens else []
+    lead = current[-1]
+    return [lead] if count(f"{lead.text}\n\n{code.text}") <= budget else []
+
+
+def _overlap(units: list[_Unit], count: TokenCounter, overlap_tokens: int) -> list[_Unit]:
+    """The last sentence of the previous piece, when it is short enough, starts the next one
+    (never code, a table or a list)."""
+    if overlap_tokens <= 0 or not units or units[-1].code:
+        return []
+    last = units[-1]
+    last_sentence = _SENTENCE_END.split(last.text)[-1]
+    if not last_sentence.rstrip().endswith((".", "!", "?")) or "\n|" in f"\n{last_sentence}":
+        return []  # a table, a list or a term is not a sentence to carry over
+    if count(last_sentence) > overlap_tokens:
+        return []
+    return [_Unit(last_sentence, last.anchor, False)]

@@ -10,8 +10,9 @@ def connector_for(source: Source) -> Connector:
     config = source.config or {}
     if source.kind == Source.Kind.WEBSITE:
         from ingestion.connectors.website import WebsiteConnector
+        from ingestion.selectors import fetch_states
 
-        return WebsiteConnector.from_config(config)
+        return WebsiteConnector.from_config(config, known=fetch_states(source=source))
     if source.kind == Source.Kind.FILES:
         if config.get("jsonl"):
             from ingestion.connectors.jsonl import JsonlConnector

@@ -35,13 +35,30 @@ class Failed:
 
 
 @dataclass(frozen=True, slots=True)
+class Unchanged:
+    """The origin says this item has not changed since it was last read (HTTP 304): the
+    indexed copy stays as it is, without reading it again."""
+
+    external_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An item the source's settings leave out (a path pattern, a noindex page): not an error,
+    and nothing indexed for it."""
+
+    external_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Total:
     """How many items the connector knows of so far (for progress)."""
 
     count: int
 
 
-Item = Fetched | Gone | Failed | Total
+Item = Fetched | Gone | Failed | Unchanged | Skipped | Total
 
 
 class Connector(Protocol):

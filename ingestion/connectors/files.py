@@ -9,12 +9,13 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+import lxml.etree
 import pypdf
-import trafilatura
 from django.conf import settings
 from pypdf.errors import PdfReadError
 
 from ingestion.connectors.base import Failed, Fetched, Item, Total
+from ingestion.extraction import extract_page
 from ingestion.models import Source
 from ingestion.services import IncomingDocument
 
@@ -109,7 +110,8 @@ class FilesConnector:
 
 
 def parse_file(external_id: str, data: bytes) -> IncomingDocument:
-    """The text of one file as Markdown; its file name is its title."""
+    """The text of one file as Markdown; its title is a web page's own (its <h1> or
+    <title>), else its file name."""
     title = PurePosixPath(external_id).name
     suffix = PurePosixPath(title).suffix.lower()
     if suffix == ".pdf":
@@ -117,12 +119,11 @@ def parse_file(external_id: str, data: bytes) -> IncomingDocument:
     elif suffix in TEXT_SUFFIXES:
         raw = _decode_text(data)
         if suffix in (".html", ".htm"):
-            text = (
-                trafilatura.extract(
-                    raw, output_format="markdown", include_tables=True, favor_recall=True
-                )
-                or ""
-            )
+            try:
+                page = extract_page(raw, fallback_title=title)
+            except (ValueError, lxml.etree.ParserError) as error:
+                raise UnreadableFile(f"unreadable HTML: {error}") from error
+            text, title = page.markdown, page.title
         else:
             text = raw
     else:

@@ -1,33 +1,55 @@
-"""Website crawler: from a start URL or a sitemap, within the site's host and path prefix,
-obeying robots.txt, with page/depth/size limits, a few polite concurrent requests and a user
-agent. trafilatura extracts each page's main text with its headings (as Markdown).
+"""Website crawler: from a start URL or a sitemap (given, or listed in robots.txt), within
+the site's host and path prefix and the source's include/exclude path patterns, obeying
+robots.txt and noindex, with page/depth/size limits, a few polite concurrent requests and a
+user agent. ingestion/extraction.py turns each page into Markdown that keeps its structure.
 
 Redirects are followed (the final URL must stay in scope) and a page's canonical URL is its
 identity, so two URLs of one page make one document. A 404/410 says the page is gone; any
 other failure is recorded against the URL and the crawl carries on.
+
+A re-sync asks with the ETag / Last-Modified the page last had: a 304 keeps the indexed copy
+and the links it had, so an unchanged site is crawled without being downloaded again.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import urllib.robotparser
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 from xml.etree import ElementTree as ET  # noqa: S405 - parsed with the size limit below
 
 import httpx
 import lxml.html
-import trafilatura
 
-from ingestion.connectors.base import ConnectorError, Failed, Fetched, Gone, Item, Total
+from ingestion.connectors.base import (
+    ConnectorError,
+    Failed,
+    Fetched,
+    Gone,
+    Item,
+    Skipped,
+    Total,
+    Unchanged,
+)
+from ingestion.extraction import EXTRACTION_VERSION, extract_page
 from ingestion.services import IncomingDocument
 
 USER_AGENT = "AskDocsBot/1.0 (+self-hosted Ask AI assistant; respects robots.txt)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _SITEMAP_NS = re.compile(r"^\{[^}]*\}")
+
+#: Pages documentation generators make for machines or for browsing, not for reading: the
+#: general index, search pages, module indexes. Matched against the URL's path (fnmatch).
+DEFAULT_EXCLUDE = (
+    "*/genindex*", "*/search.html", "*/search/", "*/py-modindex.html", "*/modindex.html",
+    "*/index-all.html", "*/_sources/*",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +68,21 @@ class Page:
     status: int = 0
     html: str = ""
     error: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class PathRules:
+    """Which pages of the site to read, by path patterns (fnmatch, `*` crosses folders)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+
+    def reason_to_skip(self, path: str) -> str:
+        if self.include and not any(fnmatch.fnmatchcase(path, p) for p in self.include):
+            return "not matched by the include patterns"
+        matched = next((p for p in self.exclude if fnmatch.fnmatchcase(path, p)), None)
+        return f"excluded by the pattern {matched}" if matched else ""
 
 
 class WebsiteConnector:
@@ -56,6 +93,8 @@ class WebsiteConnector:
         sitemap_url: str = "",
         limits: CrawlLimits | None = None,
         user_agent: str = USER_AGENT,
+        rules: PathRules | None = None,
+        known: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         first = start_url or sitemap_url
         parts = urlsplit(first)
@@ -68,10 +107,18 @@ class WebsiteConnector:
         self.origin = f"{parts.scheme}://{parts.netloc}".lower()
         # The path prefix: the start page's folder (a sitemap's folder when crawling from one).
         self.prefix = parts.path.rsplit("/", 1)[0] + "/"
+        self.rules = rules or PathRules()
+        #: What the last sync stored of each page (Document.fetch_state), by URL.
+        self.known = {
+            url: state for url, state in (known or {}).items()
+            if state.get("extraction") == EXTRACTION_VERSION
+        }  # fmt: skip
         self._robots: urllib.robotparser.RobotFileParser | None = None
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> WebsiteConnector:
+    def from_config(
+        cls, config: dict[str, Any], *, known: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> WebsiteConnector:
         try:
             limits = CrawlLimits(
                 **{k: config[k] for k in CrawlLimits.__dataclass_fields__ if k in config}
@@ -84,6 +131,11 @@ class WebsiteConnector:
             start_url=str(config.get("start_url", "")),
             sitemap_url=str(config.get("sitemap_url", "")),
             limits=limits,
+            rules=PathRules(
+                include=_patterns(config.get("include")),
+                exclude=_patterns(config.get("exclude", DEFAULT_EXCLUDE)),
+            ),
+            known=known,
         )
 
     # --- scope ----------------------------------------------------------------------------------
@@ -118,10 +170,20 @@ class WebsiteConnector:
         return robots
 
     def _seeds(self, client: httpx.Client) -> list[str]:
-        if not self.sitemap_url:
-            return [self.start_url]
-        urls = self._sitemap_urls(client, self.sitemap_url, depth=0)
-        return ([self.start_url] if self.start_url else []) + urls
+        if self.sitemap_url:
+            listed = self._sitemap_urls(client, self.sitemap_url, depth=0)
+            return ([self.start_url] if self.start_url else []) + listed
+        # Sitemaps robots.txt lists reach pages no link leads to; links are followed too.
+        named = (self._robots.site_maps() or []) if self._robots else []
+        urls: list[str] = []
+        for sitemap in (urljoin(self.origin + "/", u) for u in named):
+            if urlsplit(sitemap).netloc.lower() == urlsplit(self.origin).netloc.lower():
+                try:
+                    urls += [u for u in self._sitemap_urls(client, sitemap, depth=0)
+                             if self.in_scope(normalise(u))]  # fmt: skip
+                except ConnectorError:
+                    continue  # a broken sitemap: the links still lead to the pages
+        return [self.start_url, *urls]
 
     def _sitemap_urls(self, client: httpx.Client, url: str, *, depth: int) -> list[str]:
         page = self._fetch(client, url, accept_xml=True)
@@ -157,6 +219,8 @@ class WebsiteConnector:
                 yield Failed(url, "outside the site's domain and path; skipped")
             elif not self.allowed(url):
                 yield Failed(url, "disallowed by robots.txt; skipped")
+            elif reason := self.rules.reason_to_skip(urlsplit(url).path):
+                yield Skipped(url, reason)
             else:
                 level.append(url)
         pages = 0
@@ -171,27 +235,55 @@ class WebsiteConnector:
                 pages += len(level)
                 yield Total(pages)
                 next_level: list[str] = []
-                for page in pool.map(lambda u: self._fetch(client, u), level):
-                    item, links = self._page_item(page)
+                for item, links in pool.map(lambda u: self._read_page(client, u), level):
                     ident = (
                         item.document.external_id if isinstance(item, Fetched) else item.external_id
                     )
-                    if isinstance(item, Fetched | Gone) and ident in done_ids:
+                    if isinstance(item, Fetched | Gone | Unchanged) and ident in done_ids:
                         continue  # a second URL of a page already read (canonical)
                     done_ids.add(ident)
                     yield item
                     if depth == max_depth:
                         continue
                     for link in links:
-                        if link not in queued and self.in_scope(link) and self.allowed(link):
-                            queued.add(link)
+                        if link in queued or not self.in_scope(link) or not self.allowed(link):
+                            continue
+                        queued.add(link)
+                        if reason := self.rules.reason_to_skip(urlsplit(link).path):
+                            yield Skipped(link, reason)
+                        else:
                             next_level.append(link)
                 level = next_level
 
-    def _fetch(self, client: httpx.Client, url: str, *, accept_xml: bool = False) -> Page:
+    def _read_page(
+        self, client: httpx.Client, url: str
+    ) -> tuple[Fetched | Gone | Failed | Skipped | Unchanged, list[str]]:
+        """Fetch (conditionally, when the page was read before) and extract one page: runs
+        on the crawl's threads, so pages are parsed while others download."""
+        state = self.known.get(url)
+        page = self._fetch(client, url, validators=state)
+        if state is not None and page.status == 304:
+            return Unchanged(str(state.get("id") or url)), list(state.get("links") or [])
+        return self._page_item(page)
+
+    def _fetch(
+        self,
+        client: httpx.Client,
+        url: str,
+        *,
+        accept_xml: bool = False,
+        validators: Mapping[str, Any] | None = None,
+    ) -> Page:
+        headers = {}
+        if validators and validators.get("etag"):
+            headers["If-None-Match"] = str(validators["etag"])
+        if validators and validators.get("last_modified"):
+            headers["If-Modified-Since"] = str(validators["last_modified"])
         try:
-            with client.stream("GET", url) as response:
+            with client.stream("GET", url, headers=headers) as response:
                 final = str(response.url)
+                if response.status_code == 304:
+                    return Page(url, final, 304)
                 if response.status_code >= 400:
                     return Page(url, final, response.status_code)
                 kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -207,19 +299,23 @@ class WebsiteConnector:
                         return Page(url, final, response.status_code, error=_too_big(self.limits))
                 encoding = response.encoding or "utf-8"
                 return Page(
-                    url, final, response.status_code, bytes(body).decode(encoding, "replace")
+                    url,
+                    final,
+                    response.status_code,
+                    bytes(body).decode(encoding, "replace"),
+                    headers=_validators(response.headers),
                 )
         except httpx.TooManyRedirects:
             return Page(url, error="too many redirects")
         except httpx.HTTPError as error:
             return Page(url, error=_describe(error))
 
-    def _page_item(self, page: Page) -> tuple[Fetched | Gone | Failed, list[str]]:
+    def _page_item(self, page: Page) -> tuple[Fetched | Gone | Failed | Skipped, list[str]]:
         if page.error:
             return Failed(page.url, page.error), []
         if page.status in (404, 410):
             return Gone(page.url), []
-        if page.status >= 400:
+        if page.status >= 400 or page.status == 304:
             return Failed(page.url, f"HTTP {page.status}"), []
         final = normalise(page.final_url)
         if not self.in_scope(final):
@@ -230,23 +326,26 @@ class WebsiteConnector:
             return Failed(page.url, f"unreadable HTML: {error}"), []
         canonical = _canonical(tree, final)
         identity = canonical if self.in_scope(canonical) else final
-        links = [normalise(urljoin(final, href)) for href in tree.xpath("//a/@href")]
-        text = trafilatura.extract(
-            page.html,
-            url=final,
-            output_format="markdown",
-            include_links=False,
-            include_tables=True,
-            include_comments=False,
-            favor_recall=True,
-        )
-        metadata = trafilatura.extract_metadata(page.html)
-        title = (metadata.title if metadata and metadata.title else "") or identity
-        if not text or not text.strip():
+        links = list(dict.fromkeys(
+            link for href in tree.xpath("//a/@href")
+            if self.in_scope(link := normalise(urljoin(final, href)))
+        ))  # fmt: skip
+        robots = " ".join(tree.xpath('//meta[@name="robots"]/@content')).lower()
+        if "noindex" in robots:
+            return Skipped(identity, "the page asks not to be indexed (noindex)"), (
+                [] if "nofollow" in robots else links
+            )
+        extracted = extract_page(tree, fallback_title=identity)
+        if not extracted.markdown.strip():
             return Failed(page.url, "no readable text on the page"), links
+        state = {"id": identity, "requested": normalise(page.url), "links": links,
+                 "extraction": EXTRACTION_VERSION,
+                 "etag": page.headers.get("etag", ""),
+                 "last_modified": page.headers.get("last-modified", "")}  # fmt: skip
         document = IncomingDocument(
-            external_id=identity, title=title, text=_drop_title_heading(text, title), url=identity
-        )
+            external_id=identity, title=extracted.title, text=extracted.markdown, url=identity,
+            fetch_state=state,
+        )  # fmt: skip
         return Fetched(document), links
 
 
@@ -265,13 +364,30 @@ def normalise(url: str) -> str:
     return url
 
 
-def _drop_title_heading(markdown: str, title: str) -> str:
-    """The page title is already the document title; a first "# Title" would repeat it in
-    every chunk's heading path."""
-    first, _, rest = markdown.lstrip().partition("\n")
-    if first.startswith("# ") and first[2:].strip() == title.strip():
-        return rest.lstrip("\n")
-    return markdown
+def _validators(headers: httpx.Headers) -> dict[str, str]:
+    """The ETag, and the Last-Modified when it can be trusted: one within a second of the
+    answer's Date is weak (RFC 9110 8.8.2.2), as the page may change again within the same
+    second, so the page is read again next time."""
+    found = {"etag": headers["etag"]} if "etag" in headers else {}
+    modified, date = headers.get("last-modified"), headers.get("date")
+    if modified:
+        try:
+            age = parsedate_to_datetime(date) - parsedate_to_datetime(modified) if date else None
+        except (TypeError, ValueError):
+            age = None
+        if age is None or age.total_seconds() >= 1:
+            found["last-modified"] = modified
+    return found
+
+
+def _patterns(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = value.splitlines()
+    if not isinstance(value, Sequence) or not all(isinstance(p, str) for p in value):
+        raise ConnectorError("Path patterns must be a list of strings.")
+    return tuple(p.strip() for p in value if p.strip())
 
 
 def _too_big(limits: CrawlLimits) -> str:

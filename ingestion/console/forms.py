@@ -10,6 +10,7 @@ from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
 from assistant.models import Project
+from ingestion.connectors.website import DEFAULT_EXCLUDE
 from ingestion.models import Source
 from ingestion.support_answers import AnswerInput, ImportRejected, support_answers_parse
 from ingestion.uploads import UploadRejected, upload_checked
@@ -76,9 +77,25 @@ class SourceForm(forms.Form):
         return merged
 
 
+class PatternsField(forms.CharField):
+    """Path patterns, one a line (fnmatch: `*` matches across folders), stored as a list."""
+
+    widget = forms.Textarea(attrs={"rows": 4, "spellcheck": "false"})
+
+    def prepare_value(self, value: Any) -> Any:
+        return "\n".join(value) if isinstance(value, list | tuple) else value
+
+    def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
+        lines = [line.strip() for line in str(super().to_python(value) or "").splitlines()]
+        patterns = [line for line in lines if line]
+        if len(patterns) > 50 or any(len(p) > 200 for p in patterns):
+            raise forms.ValidationError("At most 50 patterns of at most 200 characters.")
+        return patterns
+
+
 class WebsiteSourceForm(SourceForm):
     kind = Source.Kind.WEBSITE
-    config_keys = ("start_url", "max_pages")
+    config_keys = ("start_url", "max_pages", "include", "exclude")
 
     start_url = forms.URLField(
         label="Start URL", assume_scheme="https",
@@ -87,6 +104,15 @@ class WebsiteSourceForm(SourceForm):
     max_pages = forms.IntegerField(
         label="At most pages", min_value=1, max_value=10_000, initial=500
     )
+    include = PatternsField(
+        label="Only paths matching", required=False,
+        help_text="One pattern a line, e.g. /docs/guide/*. Empty: every page in the folder.",
+    )  # fmt: skip
+    exclude = PatternsField(
+        label="Skip paths matching", required=False, initial=list(DEFAULT_EXCLUDE),
+        help_text="One pattern a line. The defaults skip generated index, search and "
+        "module-index pages.",
+    )  # fmt: skip
 
     def clean_start_url(self) -> str:
         url = self.cleaned_data["start_url"]

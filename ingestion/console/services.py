@@ -13,6 +13,7 @@ from django.db import transaction
 from assistant.models import Project
 from assistant.wiring import runtime
 from ingestion.connectors.files import source_folder
+from ingestion.dispatch import sync_enqueue
 from ingestion.models import Chunk, Source
 from ingestion.support_answers import AnswerInput, support_answer_save
 from ingestion.sync import runs_settle
@@ -36,10 +37,12 @@ def source_create(
     files: Sequence[UploadedFile] = (),
     answers: Sequence[AnswerInput] = (),
 ) -> Source:
+    """A new source is synced at once (after the commit), whatever its schedule."""
     source = Source.objects.create(
         project=project, kind=kind, name=name, schedule=schedule, config=config
     )
     _store_inputs(source, files=files, answers=answers)
+    sync_enqueue(source=source, trigger="created")
     return source
 
 
@@ -53,14 +56,18 @@ def source_update(
     files: Sequence[UploadedFile] = (),
     remove_files: Sequence[str] = (),
     answers: Sequence[AnswerInput] = (),
-) -> Source:
-    """Changes take effect at the next sync (which re-reads the source)."""
+) -> bool:
+    """Save the source; new or removed files, imported answers or other settings are synced
+    at once (True), a new name or schedule needs no sync (False)."""
+    resync = bool(files or remove_files or answers) or config != source.config
     source.name, source.schedule, source.config = name, schedule, config
     source.save(update_fields=["name", "schedule", "config"])
     for stored in remove_files:
         source_file_remove(source=source, name=stored)
     _store_inputs(source, files=files, answers=answers)
-    return source
+    if resync:
+        sync_enqueue(source=source, trigger="edited")
+    return resync
 
 
 def _store_inputs(

@@ -14,7 +14,7 @@ from assistant.console.access import console_context, staff_required
 from ingestion.console.forms import FORMS, FilesSourceForm, SourceForm, SupportSourceForm
 from ingestion.console.services import SourceBusy, source_create, source_delete, source_update
 from ingestion.models import Source
-from ingestion.selectors import next_sync_text, source_counts
+from ingestion.selectors import source_counts
 from ingestion.uploads import source_files
 
 
@@ -55,9 +55,8 @@ def source_new(request: HttpRequest, kind: str) -> HttpResponse:
             config=form.config(),
             **_inputs(form),  # type: ignore[arg-type]
         )
-        when = next_sync_text(source=source, last_run=None)
-        messages.success(request, f"Added “{source.name}”. Next sync: {when[0].lower()}{when[1:]}.")
-        return redirect("console-source", pk=source.pk)
+        messages.success(request, f"Added “{source.name}”. Its first sync is under way.")
+        return redirect(f"{reverse('console-source', args=[source.pk])}?after=0")
     context.update(form=form, kind_label=Source.Kind(kind).label, source=None)
     return TemplateResponse(request, "console/source_form.html", context)
 
@@ -74,7 +73,8 @@ def source_edit(request: HttpRequest, pk: int) -> HttpResponse:
         initial=_chosen(request), **extra,
     )  # fmt: skip
     if request.method == "POST" and form.is_valid():
-        source_update(
+        latest = source.runs.order_by("-id").values_list("id", flat=True).first() or 0
+        resync = source_update(
             source=source,
             name=form.cleaned_data["name"],
             schedule=form.cleaned_data["schedule"],
@@ -82,8 +82,11 @@ def source_edit(request: HttpRequest, pk: int) -> HttpResponse:
             remove_files=form.cleaned_data.get("remove", []),
             **_inputs(form),  # type: ignore[arg-type]
         )
-        messages.success(request, f"Saved “{source.name}”. The next sync applies the changes.")
-        return redirect("console-source", pk=source.pk)
+        if not resync:
+            messages.success(request, f"Saved “{source.name}”.")
+            return redirect("console-source", pk=source.pk)
+        messages.success(request, f"Saved “{source.name}”. A sync applies the changes now.")
+        return redirect(f"{reverse('console-source', args=[source.pk])}?after={latest}")
     if request.method == "POST":
         source.refresh_from_db()  # the page heading shows the stored name, not the rejected one
     context.update(

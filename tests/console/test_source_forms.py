@@ -39,9 +39,26 @@ def test_adding_a_website_source_stores_its_config(staff_client, project):
          "max_pages": "50"},
     )  # fmt: skip
     source = Source.objects.get(project=project, name="Docs")
-    assert response["Location"] == f"/admin/sources/{source.pk}/"
+    assert response["Location"] == f"/admin/sources/{source.pk}/?after=0"  # its sync is queued
     assert (source.kind, source.schedule) == ("website", "weekly")
-    assert source.config == {"start_url": "http://127.0.0.1:9/docs/", "max_pages": 50}
+    assert source.config == {"start_url": "http://127.0.0.1:9/docs/", "max_pages": 50,
+                             "include": [], "exclude": []}  # fmt: skip
+
+
+def test_a_website_source_keeps_its_path_patterns(staff_client, project):
+    page = staff_client.get(f"/admin/sources/new/website/?project={project.pk}").content.decode()
+    assert "*/genindex*\n*/search.html" in page  # the defaults, prefilled
+    staff_client.post(
+        f"/admin/sources/new/website/?project={project.pk}",
+        {"name": "Docs", "start_url": "http://127.0.0.1:9/docs/", "schedule": "off",
+         "max_pages": "50", "include": "/docs/guide/*\n\n  /docs/faq.html ",
+         "exclude": "*/genindex*"},
+    )  # fmt: skip
+    source = Source.objects.get(project=project, name="Docs")
+    assert source.config["include"] == ["/docs/guide/*", "/docs/faq.html"]
+    assert source.config["exclude"] == ["*/genindex*"]
+    edit = staff_client.get(f"/admin/sources/{source.pk}/edit/").content.decode()
+    assert "/docs/guide/*\n/docs/faq.html</textarea>" in edit
 
 
 @pytest.mark.parametrize(

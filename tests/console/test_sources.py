@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from datetime import timedelta
 
 import pytest
@@ -103,16 +104,49 @@ def test_each_source_says_when_it_will_be_synced_next(staff_client, docs):
     assert re.search(r"data-next-sync>Within a minute, then daily<", html)
 
 
-def test_a_new_source_says_when_its_first_sync_comes(staff_client, docs):
+@pytest.mark.django_db(transaction=True)
+def test_a_new_source_is_synced_at_once_and_its_page_follows_the_run(staff_client, docs):
     response = staff_client.post(
         f"/admin/sources/new/manual/?project={docs.project_id}",
-        {"name": "Hours", "schedule": "hourly", "title": "Opening hours", "text": "9-5"},
+        {"name": "Hours", "schedule": "weekly", "title": "Opening hours", "text": "9 to 5."},
         follow=True,
     )
-    assert "Added “Hours”. Next sync: within a minute, then hourly." in response.content.decode()
+    html = response.content.decode()
+    assert "Added “Hours”. Its first sync is under way." in html
     source = Source.objects.get(name="Hours")
-    page = staff_client.get(f"/admin/sources/{source.pk}/").content.decode()
-    assert "Never synced. Next sync: Within a minute, then hourly." in page
+    # The page polls its runs section until the run shows up and while it runs.
+    assert response.redirect_chain[-1][0] == f"/admin/sources/{source.pk}/?after=0"
+    assert 'hx-trigger="every 1s"' in html
+    deadline = time.monotonic() + 60  # the sync runs on the background thread, not by schedule
+    while time.monotonic() < deadline and not source.runs.filter(status="succeeded").exists():
+        time.sleep(0.2)
+    run = source.runs.get()
+    assert (run.status, run.trigger, run.added) == ("succeeded", "created", 1)
+    polled = staff_client.get(
+        f"/admin/sources/{source.pk}/?after=0", headers={"HX-Request": "true"}
+    ).content.decode()
+    assert 'data-run-status="succeeded"' in polled and "every 1s" not in polled
+    assert "Opening hours" in polled  # the run report names the document it added
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_changed_source_is_synced_at_once_and_a_rename_is_not(staff_client, docs):
+    source = Source.objects.create(
+        project=docs.project, kind="manual", name="Hours",
+        config={"title": "Opening hours", "text": "9 to 5."},
+    )  # fmt: skip
+    staff_client.post(f"/admin/sources/{source.pk}/edit/",
+                      {"name": "Hours and days", "schedule": "off", "title": "Opening hours",
+                       "text": "9 to 5."})  # fmt: skip
+    time.sleep(1)
+    assert not source.runs.exists()
+    staff_client.post(f"/admin/sources/{source.pk}/edit/",
+                      {"name": "Hours and days", "schedule": "off", "title": "Opening hours",
+                       "text": "9 to 6 on weekdays."})  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not source.runs.filter(status="succeeded").exists():
+        time.sleep(0.2)
+    assert source.runs.get().trigger == "edited"
 
 
 def test_the_console_issues_a_token_only_for_an_import_source(staff_client, docs) -> None:  # noqa: ANN001

@@ -3,6 +3,7 @@ optional delay per page: the crawler's outside world."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import threading
 import time
@@ -19,6 +20,12 @@ class Site:
         self.statuses: dict[str, int] = {"/docs/broken.html": 500}
         self.delay = 0.0
         self.requests: list[str] = []
+        #: Answer with an ETag (a hash of the file) and honour If-None-Match with a 304.
+        self.etags = False
+        #: (path, status) of every answer to a conditional request.
+        self.conditional: list[tuple[str, int]] = []
+        #: Paths asked with If-Modified-Since (the server answers them as Python's does).
+        self.conditional_since: list[str] = []
         # Paths whose answer waits until `released` is set: a crawl paused at a known point.
         self.held: set[str] = set()
         self.released = threading.Event()
@@ -43,6 +50,9 @@ class Site:
                 if path in site.statuses:
                     self.send_error(site.statuses[path])
                     return
+                if site.etags and not path.endswith(".xml") and (site.root / path[1:]).exists():
+                    self._answer_with_etag(path)
+                    return
                 if path.endswith("sitemap.xml"):
                     body = (site.root / path.lstrip("/")).read_text()
                     data = body.replace("{base}", site.url).encode()
@@ -53,6 +63,31 @@ class Site:
                     self.wfile.write(data)
                     return
                 super().do_GET()
+
+            def _answer_with_etag(self, path: str) -> None:
+                file = site.root / path.lstrip("/")
+                file = file / "index.html" if file.is_dir() else file
+                data = file.read_bytes()
+                etag = '"' + hashlib.sha256(data).hexdigest()[:16] + '"'
+                asked = self.headers.get("If-None-Match")
+                if asked is not None:
+                    site.conditional.append((path, 304 if asked == etag else 200))
+                if asked == etag:
+                    self.send_response(304)
+                    self.send_header("ETag", etag)
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", self.guess_type(str(file)))
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("ETag", etag)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def send_head(self):  # noqa: ANN202 - SimpleHTTPRequestHandler's own
+                if self.headers.get("If-Modified-Since"):
+                    site.conditional_since.append(self.path.split("?")[0])
+                return super().send_head()
 
             def log_message(self, *args: object) -> None:
                 pass

@@ -57,7 +57,7 @@ def files(project, settings, tmp_path) -> Source:  # noqa: ANN001
     return Source.objects.create(project=project, kind=Source.Kind.FILES, name="files")
 
 
-def test_it_indexes_each_kind_of_file_under_its_file_name(files, store, project) -> None:  # noqa: ANN001
+def test_it_indexes_each_kind_of_file_under_its_title(files, store, project) -> None:  # noqa: ANN001
     source_file_add(
         source=files, name="setup.md", data=b"# Setup\n\nPlug the sensor into port B.\n"
     )
@@ -65,8 +65,8 @@ def test_it_indexes_each_kind_of_file_under_its_file_name(files, store, project)
     source_file_add(
         source=files,
         name="faq.html",
-        data=b"<html><body><main><h1>FAQ</h1><p>The sensor battery lasts about ten months "
-        b"under normal use.</p></main></body></html>",
+        data=b"<html><head><title>FAQ | Acme</title></head><body><main><h1>Sensor FAQ</h1>"
+        b"<p>The sensor battery lasts about ten months under normal use.</p></main></body></html>",
     )
     source_file_add(
         source=files,
@@ -83,8 +83,9 @@ def test_it_indexes_each_kind_of_file_under_its_file_name(files, store, project)
     run = source_sync(source=files)
 
     assert (run.status, run.added) == (SyncRun.Status.SUCCEEDED, 5)
+    # A web page is titled by its own heading (not "faq.html"), other files by their names.
     titles = set(files.documents.values_list("title", flat=True))
-    assert titles == {"setup.md", "notes.txt", "faq.html", "Safety Sheet.pdf", "calibration.md"}
+    assert titles == {"setup.md", "notes.txt", "Sensor FAQ", "Safety Sheet.pdf", "calibration.md"}
     assert any("away from water" in t for t in retrieved(project, "Can the sensor get wet?"))
     assert any("reset button" in t for t in retrieved(project, "How do I calibrate?"))
 

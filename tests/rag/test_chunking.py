@@ -71,3 +71,46 @@ def test_identical_text_gives_identical_hashes():
 
 def test_slugify_matches_common_anchor_style():
     assert slugify("Token expiry (v2)!") == "token-expiry-v2"
+
+
+def test_a_fence_written_mid_line_still_opens_the_code_and_the_next_heading_counts() -> None:
+    doc = (
+        "# Copying\n\nThe function to use is ```python\n# Give threads time to run\n"
+        "shutil.copyfile(src, dst)\n```\n\n## Moving\n\nUse shutil.move.\n"
+    )
+    sections = split_sections(doc)
+    assert [s.headings for s in sections] == [("Copying",), ("Copying", "Moving")]
+    copying = sections[0]
+    assert [b.code for b in copying.blocks] == [False, True]
+    assert copying.blocks[0].text == "The function to use is"
+    assert "# Give threads time to run" in copying.blocks[1].text  # a comment, not a heading
+
+
+def test_a_long_code_block_is_cut_between_lines_and_each_part_fenced() -> None:
+    code = "\n".join(f"value_{i} = compute({i}, factor=2)" for i in range(40))
+    doc = f"# Script\n\nRun this:\n\n```python\n{code}\n```\n"
+    pieces = chunk_markdown(doc, count_tokens=words, max_tokens=48, overlap_tokens=10)
+    code_parts = [p for p in pieces if "```python" in p.text]
+    assert len(code_parts) > 2
+    lines = []
+    for part in code_parts:
+        body = part.text[part.text.index("```python") :].splitlines()
+        assert body[0] == "```python" and body[-1] == "```"
+        lines += body[1:-1]
+    assert lines == code.splitlines()  # every line once, whole, in order
+    assert code_parts[0].text.startswith("Run this:")  # with its lead-in
+
+
+def test_a_document_with_ids_anchors_chunks_by_them_and_one_without_by_slugs() -> None:
+    with_ids = (
+        "{#top}\n\nIntro.\n\n## Setup guide {#setup}\n\nStep one.\n\n{#step-two}\n\nStep two."
+    )
+    pieces = chunk_markdown(with_ids, count_tokens=words, max_tokens=32)
+    assert [p.anchor for p in pieces] == ["top", "setup"]
+    assert all("{#" not in p.text for p in pieces)  # anchor lines are not text
+    small = chunk_markdown(with_ids.replace("Step two.", "Step two. " * 30), count_tokens=words,
+                           max_tokens=32)  # fmt: skip
+    assert small[-1].anchor == "step-two"
+    assert chunk_markdown("## Setup guide\n\nStep one.", count_tokens=words)[0].anchor == (
+        "setup-guide"
+    )

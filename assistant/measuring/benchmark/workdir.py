@@ -41,24 +41,26 @@ def repo_root() -> Path:
     return Path(settings.BASE_DIR)
 
 
-def run_child(folder: Path, arguments: dict[str, Any], *, timeout: float) -> dict[str, Any]:
-    """Run `assistant.measuring.benchmark.child` in the folder's environment; its JSON report."""
+def run_child(
+    folder: Path,
+    arguments: dict[str, Any],
+    *,
+    timeout: float,
+    module: str = "assistant.measuring.benchmark.child",
+    show_progress: bool = False,
+) -> dict[str, Any]:
+    """Run `module` (a bench or evaluation child) in the folder's environment; its JSON
+    report. With `show_progress` the child's standard error (its progress) is passed through."""
     out = folder / "child-report.json"
     out.unlink(missing_ok=True)
-    command = [
-        sys.executable,
-        "-m",
-        "assistant.measuring.benchmark.child",
-        json.dumps(arguments),
-        str(out),
-    ]
+    command = [sys.executable, "-m", module, json.dumps(arguments), str(out)]
     done = subprocess.run(  # noqa: S603 - our own interpreter and module
-        command, cwd=repo_root(), env=child_env(folder), capture_output=True, text=True,
-        timeout=timeout, check=False,
+        command, cwd=repo_root(), env=child_env(folder), text=True, timeout=timeout,
+        check=False, stdout=subprocess.PIPE, stderr=None if show_progress else subprocess.PIPE,
     )  # fmt: skip
     if done.returncode != 0 or not out.is_file():
         raise RuntimeError(
-            f"the bench child failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+            f"the child {module} failed (exit {done.returncode}):\n{(done.stderr or '')[-3000:]}"
         )
     report: dict[str, Any] = json.loads(out.read_text())
     return report

@@ -74,7 +74,8 @@ def load_queries(path: Path) -> list[Query]:
     for row in read_jsonl(path):
         if "question" not in row or "id" not in row:
             raise DatasetError(f"{path}: every query line needs 'id' and 'question'")
-        relevant = row.get("relevant_ids") or []
+        # A site's query file names its gold section by URL relative to the site root.
+        relevant = row.get("relevant_ids") or ([row["gold_url"]] if row.get("gold_url") else [])
         queries.append(
             Query(
                 id=str(row["id"]),

@@ -22,7 +22,7 @@ from assistant.measuring.evaluation.metrics import (
     recall_at,
     wilson,
 )
-from assistant.rag.retrieval import Retriever
+from assistant.rag.ports import Retrieves
 from assistant.rag.types import Question, Retrieval, Settings, Turn
 
 #: Goes on from a question's retrieval to the answer (answers.answer_outcome); its outcome keys
@@ -43,7 +43,7 @@ class RunConfig:
 def evaluate(
     *,
     index: EvalIndex,
-    retriever: Retriever,
+    retriever: Retrieves,
     queries: Sequence[Query],
     config: RunConfig,
     progress: Callable[[int, int], None] | None = None,

@@ -16,6 +16,7 @@ from assistant.measuring.evaluation.compare import (
 )
 from assistant.measuring.evaluation.dataset import DatasetError, load_queries
 from assistant.measuring.evaluation.runner import RunConfig, evaluate
+from assistant.measuring.evaluation.site_report import format_site
 from assistant.models import PIPELINE_DEFAULTS, Project
 from assistant.rag.retrieval import Retriever
 from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
@@ -28,8 +29,25 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--corpus", required=True, type=Path)
+        where = parser.add_mutually_exclusive_group(required=True)
+        where.add_argument("--corpus", type=Path, help="A pre-split corpus (JSON Lines)")
+        where.add_argument(
+            "--site", metavar="DIR_OR_URL",
+            help="A documentation website: a folder (served on a local port for the run) or a "
+            "base URL, crawled and indexed through the Website connector and the sync path; "
+            "gold URLs in the query file are relative to its root",
+        )  # fmt: skip
         parser.add_argument("--queries", required=True, type=Path)
+        parser.add_argument(
+            "--start", default="", help="--site: the start page, relative to the root"
+        )
+        parser.add_argument(
+            "--max-pages", type=int, default=2000, help="--site: the crawl's page limit"
+        )
+        parser.add_argument(
+            "--fresh", action="store_true",
+            help="--site: crawl and index anew instead of re-syncing the kept index",
+        )  # fmt: skip
         parser.add_argument("--topic", choices=["auto", "none"], default="auto")
         parser.add_argument("--no-rerank", action="store_true")
         parser.add_argument("--threshold", type=float, default=PIPELINE_DEFAULTS.threshold)
@@ -62,9 +80,9 @@ class Command(BaseCommand):
         )  # fmt: skip
 
     def handle(self, *args: object, **options) -> None:
-        corpus_path: Path = options["corpus"]
+        corpus_path: Path | None = options["corpus"]
         for path in (corpus_path, options["queries"]):
-            if not path.is_file():
+            if path is not None and not path.is_file():
                 raise CommandError(f"No such file: {path}")
         if not 0.0 <= options["threshold"] <= 1.0:
             raise CommandError("--threshold must be between 0 and 1.")
@@ -88,6 +106,10 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         if options["limit"]:
             queries = queries[: options["limit"]]
+        if options["site"]:
+            self._site(options)
+            return
+        assert corpus_path is not None  # noqa: S101 - the argument group requires one
 
         index, embedder = open_eval_index(corpus_path, stderr=self.stderr)
 
@@ -134,11 +156,34 @@ class Command(BaseCommand):
         if "vs_baseline" in report:
             self.stdout.write(format_comparison(report["vs_baseline"]))
 
+    def _site(self, options: dict) -> None:
+        from assistant.measuring.evaluation.site import run_site
+        from assistant.wiring import runtime
+
+        if not 1 <= options["max_pages"] <= 100_000:
+            raise CommandError("--max-pages must be between 1 and 100000.")
+        try:
+            report = run_site(
+                site=options["site"], queries=options["queries"], start=options["start"],
+                max_pages=options["max_pages"], embedder_id=runtime.embedder().id,
+                fresh=options["fresh"],
+                options={k: options[k] for k in (
+                    "threshold", "candidates", "rerank_top", "answers", "limit")},
+            )  # fmt: skip
+        except (FileNotFoundError, RuntimeError) as exc:
+            raise CommandError(str(exc)) from exc
+        report["config"]["queries"] = str(options["queries"])
+        if options["json"]:
+            options["json"].write_text(json.dumps(report, indent=2) + "\n")
+        self.stdout.write(format_site(report))
+        self.stdout.write(self._format(report))
+
     def _format(self, report: dict) -> str:
         lines = [f"{'metric':<14}{'value':>8}   95% interval"]
         answer_keys = ("answer_rougeL", "oracle_rougeL", "answer_cites_gold", "answer_words")
-        for key in ("hit@1", "hit@5", "recall@5", "mrr@10", "ndcg@10", "page_hit@5", "answered",
-                    "refused", "n_answerable", "n_unanswerable", *answer_keys):  # fmt: skip
+        for key in ("hit@1", "hit@5", "section_hit@1", "section_hit@5", "recall@5", "mrr@10",
+                    "ndcg@10", "page_hit@5", "answered", "refused", "n_answerable",
+                    "n_unanswerable", *answer_keys):  # fmt: skip
             value = report.get(key)
             shown = (
                 "-" if value is None else (f"{value:.3f}" if isinstance(value, float) else value)

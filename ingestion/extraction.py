@@ -1,0 +1,270 @@
+"""What a reader sees of a web page, as Markdown that keeps the page's structure.
+
+The page's main region (<main>, role=main, a lone <article>, else the body without its
+banners, navigation and footers) is cleaned of what a reader never sees (hidden elements,
+templates, scripts, permalink glyphs, in-page tables of contents) and converted by
+markdownify: headings stay headings, <pre> blocks stay whole and fenced, tables become
+Markdown tables, definition lists keep their terms.
+
+Anchors are the page's own ids, so a citation lands on its section: each heading carries
+`{#id}` (the id its permalink points at, its own, or that of the section it opens), and a
+definition term with an id (an API entry) is preceded by a `{#id}` line. The chunker reads
+both and gives each chunk the nearest id at or above its start.
+
+Measured on the Python 3.11 docs (`evaluate --site`) against trafilatura, which this
+replaces: see the README's "Documentation websites" section.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import lxml.html
+from lxml import etree
+from markdownify import ATX, MarkdownConverter
+
+#: Changes whenever extraction would turn the same page into other text: a crawl then reads
+#: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
+EXTRACTION_VERSION = "3"
+
+#: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
+_NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
+_NAVIGATION_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "complementary"})
+_HIDDEN_STYLE = re.compile(r"(display\s*:\s*none|visibility\s*:\s*hidden)", re.IGNORECASE)
+_NEVER_SHOWN = frozenset({"template", "noscript", "script", "style"})
+#: Nothing to read in these (controls, media, embedded frames).
+_NOT_TEXT = frozenset(
+    {"button", "form", "input", "select", "textarea", "svg", "img", "picture", "video",
+     "audio", "iframe", "object", "canvas", "map", "link", "meta"}
+)  # fmt: skip
+#: Link glyphs that documentation generators put after a heading to link to it.
+_PERMALINK_GLYPHS = "¶#§🔗"
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_LANGUAGE = re.compile(r"\b(?:highlight|language|lang)-([A-Za-z0-9_+#.-]+)")
+ANCHOR_ATTRIBUTE = "data-askdocs-anchor"
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedPage:
+    title: str
+    markdown: str
+
+
+def is_hidden(element: Any) -> bool:
+    """Never shown to a reader: `hidden`, `aria-hidden`, an inline display:none or
+    visibility:hidden, <template>, <noscript>, scripts and styles."""
+    if element.tag in _NEVER_SHOWN:
+        return True
+    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+        return True
+    return bool(_HIDDEN_STYLE.search(element.get("style") or ""))
+
+
+def is_navigation(element: Any) -> bool:
+    return element.tag in _NAVIGATION_TAGS or (element.get("role") or "") in _NAVIGATION_ROLES
+
+
+def strip_permalink_glyphs(text: str) -> str:
+    return text.strip().rstrip(_PERMALINK_GLYPHS + " \u00a0").strip()
+
+
+def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
+    """The page's title and main content as Markdown (empty when there is nothing to read).
+    `html` is the page's source or an lxml tree of it (which is changed)."""
+    tree = lxml.html.fromstring(html) if isinstance(html, str) else html
+    page_title = _page_title(tree)
+    region = main_region(tree)
+    ids = _ids(tree)
+    _mark_anchors(region, ids)
+    _clean(region, inside_main=region.tag != "body")
+    title = _first_heading(region) or page_title or fallback_title
+    markdown = _Converter().convert(etree.tostring(region, encoding="unicode", method="html"))
+    return ExtractedPage(title=title, markdown=_drop_title_heading(_tidy(markdown), title))
+
+
+def main_region(tree: Any) -> Any:
+    for path in ("//main", '//*[@role="main"]'):
+        found = [e for e in tree.xpath(path) if not _in_hidden(e)]
+        if found:
+            return found[0]
+    articles = [e for e in tree.xpath("//article") if not _in_hidden(e)]
+    if len(articles) == 1:
+        return articles[0]
+    body = tree.find("body") if tree.tag == "html" else None
+    return body if body is not None else tree
+
+
+def _in_hidden(element: Any) -> bool:
+    while element is not None:
+        if isinstance(element.tag, str) and is_hidden(element):
+            return True
+        element = element.getparent()
+    return False
+
+
+def _page_title(tree: Any) -> str:
+    for text in tree.xpath("//head/title/text()"):
+        if text.strip():
+            return " ".join(text.split())
+    return ""
+
+
+def _first_heading(region: Any) -> str:
+    for heading in region.iter("h1"):
+        text = " ".join(strip_permalink_glyphs(heading.text_content()).split())
+        if text:
+            return text
+    return ""
+
+
+def _ids(tree: Any) -> set[str]:
+    ids = {e.get("id") for e in tree.iter() if isinstance(e.tag, str) and e.get("id")}
+    return ids | {e.get("name") for e in tree.iter("a") if e.get("name")}
+
+
+def _mark_anchors(region: Any, ids: set[str]) -> None:
+    """Each heading (and definition term with an id) gets the id a link to it should use."""
+    for heading in region.iter(*_HEADINGS):
+        anchor = _heading_anchor(heading, ids)
+        if anchor:
+            heading.set(ANCHOR_ATTRIBUTE, anchor)
+    for term in region.iter("dt"):
+        if term.get("id"):
+            term.set(ANCHOR_ATTRIBUTE, term.get("id"))
+
+
+def _heading_anchor(heading: Any, ids: set[str]) -> str:
+    # 1. the id its permalink points at: the page itself says where this heading is
+    for link in heading.iter("a"):
+        target = (link.get("href") or "").partition("#")[2]
+        if _is_permalink(link) and target in ids:
+            return str(target)
+    # 2. its own id, or one inside it (<h2><a name="x"></a>...</h2>)
+    if heading.get("id"):
+        return str(heading.get("id"))
+    for inner in heading.iter():
+        if inner is not heading and (inner.get("id") or inner.get("name")):
+            return str(inner.get("id") or inner.get("name"))
+    # 3. the section it opens: the nearest ancestor with an id whose first heading it is
+    parent = heading.getparent()
+    while parent is not None:
+        first = next(parent.iter(*_HEADINGS), None)
+        if first is not heading:
+            break
+        if parent.get("id"):
+            return str(parent.get("id"))
+        parent = parent.getparent()
+    # 4. an empty target just before it (<span id="x"></span><h2>)
+    previous = heading.getprevious()
+    if previous is not None and previous.get("id") and not previous.text_content().strip():
+        return str(previous.get("id"))
+    return ""
+
+
+def _clean(region: Any, *, inside_main: bool) -> None:
+    doomed = []
+    for element in region.iter():
+        if not isinstance(element.tag, str):  # comments, processing instructions
+            doomed.append(element)
+        elif element is region:
+            continue
+        elif is_hidden(element) or element.tag in _NOT_TEXT:
+            doomed.append(element)
+        elif is_navigation(element) and not (inside_main and element.tag == "header"):
+            doomed.append(element)
+        elif element.tag == "a" and _is_permalink(element):
+            doomed.append(element)
+    for element in doomed:
+        _drop(element)
+
+
+def _is_permalink(link: Any) -> bool:
+    text = link.text_content().strip()
+    return link.get("href", "").startswith("#") and (not text or text in _PERMALINK_GLYPHS)
+
+
+def _drop(element: Any) -> None:
+    """Remove an element but keep the text that follows it."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail = element.tail
+    previous = element.getprevious()
+    if tail:
+        if previous is not None:
+            previous.tail = (previous.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(element)
+
+
+class _Converter(MarkdownConverter):
+    def __init__(self) -> None:
+        super().__init__(
+            heading_style=ATX, bullets="-", escape_asterisks=False, escape_underscores=False,
+            escape_misc=False, table_infer_header=True, strip_pre="strip", bs4_options="lxml",
+            code_language_callback=_language,
+        )  # fmt: skip
+
+    def convert_hN(self, n: int, el: Any, text: str, parent_tags: set[str]) -> str:  # noqa: N802
+        # Plain text: a heading is a chunk's breadcrumb, shown and embedded as it reads.
+        text = strip_permalink_glyphs(" ".join(el.get_text().split()))
+        if "_inline" in parent_tags or not text:
+            return text
+        anchor = el.get(ANCHOR_ATTRIBUTE)
+        return f"\n\n{'#' * max(1, min(6, n))} {text}{f' {{#{anchor}}}' if anchor else ''}\n\n"
+
+    def convert_dt(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        """The term on a line of its own (preceded by its `{#id}` line when it has an id),
+        its definition following as `:   ...` (markdownify's convert_dd)."""
+        text = " ".join(strip_permalink_glyphs(text).split())
+        if "_inline" in parent_tags:
+            return f" {text} "
+        if not text:
+            return "\n"
+        anchor = el.get(ANCHOR_ATTRIBUTE)
+        return f"\n\n{{#{anchor}}}\n{text}\n" if anchor else f"\n\n{text}\n"
+
+    def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        return text  # link targets are noise to a search and to a quote
+
+    def convert_pre(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        code = el.get_text().strip("\n")
+        if not code.strip():
+            return ""
+        fence = "````" if "```" in code else "```"
+        return f"\n\n{fence}{_language(el) or ''}\n{code}\n{fence}\n\n"
+
+
+def _language(el: Any) -> str | None:
+    """A code block's language from its class, its code element's or its wrappers' (Sphinx's
+    highlight-python3, highlight.js's language-js)."""
+    nodes = [el.find("code"), el, el.parent, el.parent.parent if el.parent else None]
+    for node in nodes:
+        classes = node.get("class") if node is not None else None
+        if classes:
+            match = _LANGUAGE.search(" ".join(classes) if isinstance(classes, list) else classes)
+            if match:
+                return match.group(1)
+    return None
+
+
+_BLANK_RUNS = re.compile(r"\n{3,}")
+
+
+def _tidy(markdown: str) -> str:
+    lines = [line.rstrip() for line in markdown.splitlines()]
+    return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip() + "\n"
+
+
+def _drop_title_heading(markdown: str, title: str) -> str:
+    """The page title is already the document title; a first "# Title" would repeat it in
+    every chunk's heading path. Its anchor stays, as the page's first anchor."""
+    first, _, rest = markdown.lstrip().partition("\n")
+    match = re.match(r"#\s+(.*?)(?:\s+\{#([^}\s]+)\})?$", first)
+    if match and match.group(1).strip() == title.strip():
+        anchor = f"{{#{match.group(2)}}}\n\n" if match.group(2) else ""
+        return anchor + rest.lstrip("\n")
+    return markdown

@@ -1,0 +1,97 @@
+"""`evaluate --site` end to end on a small real site served from a folder: the Website
+connector crawls it, the sync indexes it, extraction is measured against the pages' own HTML,
+and the questions are scored against gold URLs relative to the site root."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tests.test_bench_smoke import _Sink
+
+FAQ = """<!doctype html><html><head><title>Widget FAQ — Acme docs</title></head><body>
+<nav role="navigation"><a href="../index.html">Home</a> <a href="../genindex.html">Index</a></nav>
+<main>
+<section id="widget-faq"><h1>Widget FAQ<a class="headerlink" href="#widget-faq">¶</a></h1>
+<section id="how-do-i-reset-a-widget">
+<h2>How do I reset a widget?<a class="headerlink" href="#how-do-i-reset-a-widget">¶</a></h2>
+<p>Hold the reset button for five seconds, then run:</p>
+<pre>acme widget reset --hard
+acme widget status</pre>
+</section>
+<section id="what-colours-are-there">
+<h2>What colours are there?<a class="headerlink" href="#what-colours-are-there">¶</a></h2>
+<table><tr><th>Colour</th><th>Code</th></tr><tr><td>Teal</td><td>T1</td></tr>
+<tr><td>Amber</td><td>A2</td></tr></table>
+</section></section></main></body></html>"""
+
+INDEX = """<!doctype html><html><head><title>Acme docs</title></head><body><main>
+<h1>Acme docs</h1><p>Acme widgets are small devices that count visitors at a door.</p>
+<p><a href="faq/widgets.html">Widget FAQ</a> · <a href="genindex.html">Index</a></p>
+</main></body></html>"""
+
+GENINDEX = """<!doctype html><html><head><title>Index</title></head><body><main>
+<h1>Index</h1><p>reset, 1 · colours, 2 · widget, 3</p></main></body></html>"""
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    root = tmp_path / "site"
+    (root / "faq").mkdir(parents=True)
+    (root / "index.html").write_text(INDEX)
+    (root / "genindex.html").write_text(GENINDEX)
+    (root / "faq" / "widgets.html").write_text(FAQ)
+    return root
+
+
+@pytest.fixture
+def queries(tmp_path: Path) -> Path:
+    rows = [
+        {"id": "q1", "question": "How do I reset a widget?", "answerable": True,
+         "gold_page": "faq/widgets.html", "gold_url": "faq/widgets.html#how-do-i-reset-a-widget",
+         "answers_all": ["Hold the reset button for five seconds."]},
+        {"id": "q2", "question": "What is the price of a widget in Japan?", "answerable": False},
+    ]  # fmt: skip
+    path = tmp_path / "queries.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.bench
+def test_evaluate_site_crawls_measures_and_asks(site, queries, tmp_path, settings) -> None:  # noqa: ANN001
+    settings.DATA_DIR = tmp_path / "data"
+    out = tmp_path / "report.json"
+    call_command("evaluate", site=str(site), queries=queries, start="index.html", json=out,
+                 answers=True, stdout=_Sink(), stderr=_Sink())  # fmt: skip
+    report = json.loads(out.read_text())
+
+    first, resync = report["syncs"]
+    assert (first["added"], first["pages"]) == (2, 2)  # the index page is left out
+    assert first["chunks"] >= 3 and first["chunks_per_second"] > 0
+    assert (resync["unchanged"], resync["added"], resync["changed"]) == (2, 0, 0)
+    assert [s["url"].rsplit("/", 1)[-1] for s in first["skipped"]] == ["genindex.html"]
+    assert first["errors"] == []
+
+    extraction = report["extraction"]
+    assert extraction["anchors_valid"] == 1.0
+    assert extraction["headings_kept"] == 1.0
+    assert extraction["code_blocks_kept"] == 1.0
+    assert extraction["text_kept"] == 1.0
+
+    assert report["section_hit@5"] == 1.0 and report["page_hit@5"] == 1.0
+    assert report["answered"] == 1.0 and report["refused"] == 1.0
+
+    # A second run re-syncs the index it kept instead of crawling anew.
+    call_command("evaluate", site=str(site), queries=queries, start="index.html", json=out,
+                 stdout=_Sink(), stderr=_Sink())  # fmt: skip
+    again = json.loads(out.read_text())
+    assert len(again["syncs"]) == 1 and again["syncs"][0]["unchanged"] == 2
+
+
+def test_evaluate_site_names_a_missing_folder(queries, tmp_path) -> None:  # noqa: ANN001
+    with pytest.raises(CommandError, match="No such folder"):
+        call_command("evaluate", site=str(tmp_path / "nowhere"), queries=queries,
+                     stdout=_Sink(), stderr=_Sink())  # fmt: skip
