@@ -66,3 +66,31 @@ class FeedbackFilterForm(forms.Form):
             "since": data.get("since"),
             "until": data.get("until"),
         }
+
+
+class ConversationFilterForm(forms.Form):
+    q = forms.CharField(
+        label="Search", max_length=200, required=False,
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Words asked or answered"}),
+    )  # fmt: skip
+    channel = forms.ChoiceField(required=False)
+    refused = forms.BooleanField(label="With a refusal", required=False)
+    voted_down = forms.BooleanField(label="With a thumbs-down", required=False)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        from assistant.models import Interaction
+
+        cast(forms.ChoiceField, self.fields["channel"]).choices = [
+            ("", "Any channel"),
+            *Interaction.Channel.choices,
+        ]
+
+    def filters(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "search": (data.get("q") or "").strip(),
+            "channel": data.get("channel") or "",
+            "refused": bool(data.get("refused")),
+            "voted_down": bool(data.get("voted_down")),
+        }

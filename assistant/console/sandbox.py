@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -82,12 +82,12 @@ def sandbox_run(
     topic: str,
     threshold: float,
     stream: bool = False,
-    previous: str = "",
+    previous: Sequence[str] = (),
 ) -> SandboxRun:
-    """`previous`: an earlier question of the conversation to replay (as the widget sends it,
-    a user turn of the history)."""
+    """`previous`: the earlier questions of a conversation to replay, oldest first (user turns
+    of the history, as the log gives them to a follow-up)."""
     settings = settings_for(project, threshold=threshold)
-    history = (Turn("user", previous.strip()),) if previous.strip() else ()
+    history = tuple(Turn("user", text.strip()) for text in previous if text.strip())
     asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
         pipeline = runtime.pipeline(

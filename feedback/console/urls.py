@@ -2,10 +2,17 @@ from __future__ import annotations
 
 from django.urls import path
 
+from feedback.console import conversations as conversation_views
 from feedback.console import feedback as feedback_views
 from feedback.console import views
 
 urlpatterns = [
+    path("conversations/", conversation_views.conversations_page, name="console-conversations"),
+    path(
+        "conversations/view/",
+        conversation_views.conversation_detail,
+        name="console-conversation",
+    ),
     path("metrics/", views.metrics, name="console-metrics"),
     path("blind-spots/", views.blind_spots, name="console-blind-spots"),
     path("tuner/", views.tuner, name="console-tuner"),

@@ -16,7 +16,7 @@ from feedback import selectors
 from feedback.blind_spots import blind_spots as blind_spots_report
 from feedback.charts import bar_chart
 from feedback.forms import BlindSpotForm, PeriodForm
-from feedback.tuner import threshold_replay
+from feedback.tuner import MIN_VOTES, advised_threshold, threshold_replay
 
 
 def _with_default_period(request: HtmxHttpRequest) -> QueryDict:
@@ -121,12 +121,16 @@ def tuner(request: HtmxHttpRequest) -> HttpResponse:
         )
         context.update(
             replays=replays,
+            advice=advised_threshold(replays),
+            min_votes=MIN_VOTES,
             days=data["days"],
             answered_chart=bar_chart(
                 [(f"{r.threshold:.1f}", r.answered_share) for r in replays], top=1, percent=True
             ),
             agreement_chart=bar_chart(
-                [(f"{r.threshold:.1f}", r.agreement or 0) for r in replays], top=1, percent=True
+                [(f"{r.threshold:.1f}", r.agreement or 0) for r in replays if r.enough_votes],
+                top=1,
+                percent=True,
             ),
         )
     return _page(request, "console/tuner.html", "console/_tuner_body.html", context)
