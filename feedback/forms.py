@@ -94,3 +94,26 @@ class ConversationFilterForm(forms.Form):
             "refused": bool(data.get("refused")),
             "voted_down": bool(data.get("voted_down")),
         }
+
+
+class _TextsField(forms.Field):
+    """Several texts posted under one name (a cluster's questions)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: object) -> list[str]:
+        texts = [str(v) for v in value] if isinstance(value, list | tuple) else []
+        if len(texts) > MAX_CLUSTER_TEXTS or any(len(t) > MAX_TEXT_CHARS for t in texts):
+            raise forms.ValidationError("Too many or too long questions.", code="too_long")
+        return texts
+
+
+MAX_CLUSTER_TEXTS = 200
+MAX_TEXT_CHARS = 2000
+
+
+class BlindSpotMarkForm(forms.Form):
+    question = forms.CharField(max_length=MAX_TEXT_CHARS)
+    topic = forms.CharField(max_length=200, required=False, strip=False)
+    text = _TextsField(required=False)
+    state = forms.ChoiceField(choices=[("dismissed", "Dismiss"), ("resolved", "Resolved")])

@@ -15,6 +15,12 @@ urlpatterns = [
     ),
     path("metrics/", views.metrics, name="console-metrics"),
     path("blind-spots/", views.blind_spots, name="console-blind-spots"),
+    path("blind-spots/mark/", views.blind_spot_mark, name="console-blind-spot-mark"),
+    path(
+        "blind-spots/marks/<int:pk>/undo/",
+        views.blind_spot_unmark,
+        name="console-blind-spot-unmark",
+    ),
     path("tuner/", views.tuner, name="console-tuner"),
     path("feedback/", feedback_views.feedback_page, name="console-feedback"),
     path("feedback/export.csv", feedback_views.feedback_export, name="console-feedback-export"),
