@@ -18,6 +18,7 @@ from assistant.ask.intake import settings_for
 from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
+from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
@@ -64,6 +65,12 @@ class SandboxRun:
     @property
     def kept_count(self) -> int:
         return sum(1 for c in self.candidates if c.kept)
+
+    @property
+    def quoted(self) -> bool:
+        """The extractive answerer wrote the answer: it quotes the kept passages, and no
+        model reads a prompt."""
+        return self.generator == ExtractiveGenerator.id
 
     @property
     def answer_html(self) -> str:

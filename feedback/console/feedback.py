@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from feedback import selectors
 from feedback.charts import bar_chart
+from feedback.conversations import sources_seen
 from feedback.forms import FeedbackFilterForm
 
 PAGE_SIZE = 25
@@ -44,6 +45,17 @@ def feedback_page(request: HtmxHttpRequest) -> HttpResponse:
         query.pop("page", None)
         context.update(
             page=page,
+            rows=[
+                (
+                    vote,
+                    sources_seen(
+                        answer=vote.interaction.answer,
+                        sources=vote.interaction.sources,
+                        refused=vote.interaction.refused,
+                    ),
+                )
+                for vote in page
+            ],  # fmt: skip
             query=query.urlencode(),
             by_topic=selectors.thumbs_by_topic(project=project, since=since)[:20],
             rate_chart=bar_chart([(t.key, t.up_rate) for t in by_day], top=1, percent=True),
