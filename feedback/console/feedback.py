@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.served_streams import served_iterator
 from feedback import selectors
 from feedback.charts import bar_chart
 from feedback.conversations import sources_seen
@@ -78,8 +79,9 @@ def feedback_export(request: HttpRequest) -> HttpResponseBase:
         return TemplateResponse(request, "console/feedback.html", context, status=400)
     rows = selectors.feedback_list(project=project, **(form.filters() if form.is_bound else {}))
     writer = csv.writer(_Echo())
+    lines = (writer.writerow(line) for line in selectors.feedback_csv_rows(rows))
     response = StreamingHttpResponse(
-        (writer.writerow(line) for line in selectors.feedback_csv_rows(rows)),
+        served_iterator(request, lines),
         content_type="text/csv; charset=utf-8",
     )
     stamp = timezone.localdate().isoformat()
