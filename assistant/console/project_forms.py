@@ -9,7 +9,7 @@ from assistant.rag.types import RERANK_MS_PER_CHUNK
 class OriginsField(forms.CharField):
     """One origin per line in a textarea; a list of normalised origins out."""
 
-    widget = forms.Textarea(attrs={"rows": 3, "placeholder": "https://app.example.com"})
+    widget = forms.Textarea(attrs={"rows": 5, "placeholder": "https://app.example.com"})
 
     def prepare_value(self, value: object) -> object:
         return "\n".join(value) if isinstance(value, list) else value

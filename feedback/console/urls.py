@@ -4,9 +4,11 @@ from django.urls import path
 
 from feedback.console import conversations as conversation_views
 from feedback.console import feedback as feedback_views
+from feedback.console import overview as overview_views
 from feedback.console import views
 
 urlpatterns = [
+    path("overview/", overview_views.overview, name="console-overview"),
     path("conversations/", conversation_views.conversations_page, name="console-conversations"),
     path(
         "conversations/view/",

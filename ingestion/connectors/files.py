@@ -1,6 +1,7 @@
 """Uploaded files: Markdown, HTML, PDF and plain text, and zip archives of them. Each file
-keeps its name as its title. A file that cannot be read (binary content named .md, a PDF over
-the size limit, a zip bomb) is reported against its name; the other files are indexed."""
+keeps its name as its title (an HTML page its <title>, when it has one). A file that cannot be
+read (binary content named .md, a PDF over the size limit, a zip bomb) is reported against its
+name; the other files are indexed."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+import lxml.etree
+import lxml.html
 import pypdf
 import trafilatura
 from django.conf import settings
@@ -109,7 +112,8 @@ class FilesConnector:
 
 
 def parse_file(external_id: str, data: bytes) -> IncomingDocument:
-    """The text of one file as Markdown; its file name is its title."""
+    """The text of one file as Markdown; its title is an HTML page's <title>, else its file
+    name."""
     title = PurePosixPath(external_id).name
     suffix = PurePosixPath(title).suffix.lower()
     if suffix == ".pdf":
@@ -123,6 +127,7 @@ def parse_file(external_id: str, data: bytes) -> IncomingDocument:
                 )
                 or ""
             )
+            title = _html_title(raw) or title  # names it better than "index.html"
         else:
             text = raw
     else:
@@ -130,6 +135,14 @@ def parse_file(external_id: str, data: bytes) -> IncomingDocument:
     if not text.strip():
         raise UnreadableFile("no text found in the file")
     return IncomingDocument(external_id=external_id, title=title, text=text)
+
+
+def _html_title(raw: str) -> str:
+    try:
+        tree = lxml.html.fromstring(raw)
+    except (ValueError, lxml.etree.ParserError):
+        return ""
+    return " ".join((tree.findtext(".//title") or "").split())
 
 
 def _decode_text(data: bytes) -> str:

@@ -28,7 +28,7 @@ ROUTES = [
     ("console-source-webhook-revoke", "post", "source"),
     ("console-conversations", "get", None), ("console-conversation", "get", None),
     ("console-blind-spot-mark", "post", None), ("console-blind-spot-unmark", "post", "mark"),
-    ("console-project-delete", "post", "project"),
+    ("console-project-delete", "post", "project"), ("console-overview", "get", None),
 ]  # fmt: skip
 
 
