@@ -29,6 +29,7 @@ ROUTES = [
     ("console-conversations", "get", None), ("console-conversation", "get", None),
     ("console-blind-spot-mark", "post", None), ("console-blind-spot-unmark", "post", "mark"),
     ("console-project-delete", "post", "project"), ("console-overview", "get", None),
+    ("console-project-widget", "get", "project"),
 ]  # fmt: skip
 
 

@@ -46,5 +46,5 @@ def test_the_right_password_is_refused_while_locked_then_works_once_unlocked(pag
     call_command("axes_reset_username", "ada")
     log_in(page, live, "pw-ada-123")
     # In the console (its home sends on to the sandbox), not Django's /accounts/profile/ 404.
-    assert page.url == f"{live.url}/admin/sandbox/"
+    assert page.url == f"{live.url}/admin/overview/"
     assert page.get_by_role("navigation", name="Console").is_visible()

@@ -36,6 +36,27 @@ def test_an_admin_copies_the_key_and_snippet_then_deletes_the_project(live, page
     assert page.get_by_test_id("django-admin").get_by_role("link", name="Staff users").is_visible()
     shot(page, "project-setup")
 
+    # The widget's preview: the chosen look in the tag, and the widget itself on the page.
+    page.click("text=Preview and customise the widget")
+    page.wait_for_function("window.AskAI")
+    page.fill("#id_title", "Docs help")
+    page.select_option("#id_position", "left")
+    page.fill("#id_topic", "Billing")
+    page.click("button:has-text('Preview')")
+    page.wait_for_url("**/widget/?*title=Docs+help*")
+    page.wait_for_function("window.AskAI")
+    tag = page.input_value("#snippet")
+    assert 'data-title="Docs help"' in tag and 'data-position="left"' in tag
+    assert 'data-topic="Billing"' in tag
+    page.evaluate("AskAI.open()")
+    page.get_by_role("dialog").wait_for()
+    assert "Docs help" in page.get_by_role("dialog").inner_text()
+    assert "is not among the project's allowed origins" in page.inner_text(
+        "[data-testid=origin-note]"
+    )
+    shot(page, "widget-preview")
+    page.goto(f"{live.url}/admin/projects/{project.pk}/")
+
     page.click("text=Delete project…")
     page.wait_for_selector("text=It cannot be undone.")
     assert "1 logged question" in page.inner_text("form.danger-card")
