@@ -31,6 +31,7 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
         questions = sum(d.questions for d in days)
         votes = sum(t.total for t in thumbs)
         latest = list(conversation_list(project=project)[:LATEST_CONVERSATIONS])
+        sources = sources_overview(project=project)
         context.update(
             days=OVERVIEW_DAYS,
             questions=questions,
@@ -40,7 +41,8 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
             refused=sum(d.refused for d in days),
             votes=votes,
             up_rate=sum(t.up for t in thumbs) / votes if votes else None,
-            sources=sources_overview(project=project),
+            sources=sources,
+            failed_sources=[s.name for s in sources if s.status == "failed"],
             conversations=conversation_rows(project=project, groups=latest),
         )
     return TemplateResponse(request, "console/overview.html", context)

@@ -46,6 +46,10 @@ def test_an_admin_reads_a_readers_conversation_and_replays_it_in_the_sandbox(liv
     log_history(demo, days=7)  # other readers' questions around it
 
     log_in(page, live.url)
+    page.click("nav >> text=Overview")  # where a login without a page to return to lands
+    assert int(page.get_by_test_id("questions").inner_text()) > 2
+    assert FIRST in page.inner_text("main")  # among the latest conversations
+    shot(page, "overview")
     page.click("nav >> text=Conversations")
     row = page.locator(f"tr[data-conversation='{first.conversation_id}']")
     row.wait_for()
