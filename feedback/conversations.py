@@ -20,7 +20,6 @@ from django.db.models import (
     CharField,
     Count,
     Max,
-    Min,
     Q,
     QuerySet,
     Value,
@@ -39,6 +38,10 @@ _UP = Q(feedback__vote=Feedback.Vote.UP)
 _KEY = Coalesce(NullIf("conversation_id", Value("")), Cast("answer_id", output_field=CharField()))
 
 
+def _keys_of(rows: QuerySet[Interaction]) -> QuerySet[Any, Any]:
+    return rows.annotate(conversation_key=_KEY).values("conversation_key")
+
+
 def conversation_list(
     *,
     project: Project,
@@ -47,40 +50,28 @@ def conversation_list(
     voted_down: bool = False,
     search: str = "",
 ) -> QuerySet[Any, Any]:
-    """One row per conversation (dicts: conversation_key, started, last, turns, refused,
-    voted_down, voted_up, errors), the latest active first. `search` matches a question or an
-    answer of the conversation; `refused` / `voted_down` keep conversations with at least one
-    such answer."""
-    rows = Interaction.objects.filter(project=project)
-    if channel:
-        rows = rows.filter(channel=channel)
+    """The project's conversations as dicts (conversation_key, last), the latest active
+    first: one grouped query without joins, for the paginator. `search` matches a question
+    or an answer of the conversation; `refused` / `voted_down` keep conversations with at
+    least one such answer. `conversation_rows` fills in the page's rows."""
+    mine = Interaction.objects.filter(project=project)
+    rows = mine.filter(channel=channel) if channel else mine
+    wanted = []
     if search:
-        matching = (
-            Interaction.objects.filter(project=project)
-            .filter(Q(question__icontains=search) | Q(answer__icontains=search))
-            .annotate(conversation_key=_KEY)
-            .values("conversation_key")
-        )
-        rows = rows.annotate(conversation_key=_KEY).filter(conversation_key__in=matching)
-    grouped = (
-        rows.annotate(conversation_key=_KEY)
-        .order_by()
-        .values("conversation_key")
-        .annotate(
-            started=Min("created_at"),
-            last=Max("created_at"),
-            turns=Count("id", distinct=True),
-            refused=Count("id", filter=Q(refused=True), distinct=True),
-            errors=Count("id", filter=~Q(error=""), distinct=True),
-            voted_down=Count("feedback", filter=_DOWN, distinct=True),
-            voted_up=Count("feedback", filter=_UP, distinct=True),
-        )
-    )
+        wanted.append(mine.filter(Q(question__icontains=search) | Q(answer__icontains=search)))
     if refused:
-        grouped = grouped.filter(refused__gt=0)
+        wanted.append(mine.filter(refused=True))
     if voted_down:
-        grouped = grouped.filter(voted_down__gt=0)
-    return grouped.order_by("-last", "conversation_key")
+        wanted.append(mine.filter(feedback__vote=Feedback.Vote.DOWN))
+    keyed = rows.annotate(conversation_key=_KEY)
+    for some in wanted:
+        keyed = keyed.filter(conversation_key__in=_keys_of(some))
+    return (
+        keyed.order_by()
+        .values("conversation_key")
+        .annotate(last=Max("created_at"))
+        .order_by("-last", "conversation_key")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,34 +92,48 @@ class ConversationRow:
 def conversation_rows(
     *, project: Project, groups: Sequence[dict[str, Any]]
 ) -> list[ConversationRow]:
-    """The page's grouped rows with each conversation's channel, topic and first question."""
+    """The rows of a page of `conversation_list`: every turn of those conversations read
+    through the indexes (conversation id, answer id), with their votes counted."""
     keys = [g["conversation_key"] for g in groups]
-    firsts: dict[str, Interaction] = {}
+    answer_ids = []
+    for key in keys:
+        try:
+            answer_ids.append(uuid.UUID(key))
+        except ValueError:
+            pass
     turns = (
         Interaction.objects.filter(project=project)
-        .annotate(conversation_key=_KEY)
-        .filter(conversation_key__in=keys)
-        .only("question", "topic", "channel", "created_at", "conversation_id", "answer_id")
+        .filter(Q(conversation_id__in=keys) | Q(conversation_id="", answer_id__in=answer_ids))
+        .annotate(
+            conversation_key=_KEY,
+            down_votes=Count("feedback", filter=_DOWN),
+            up_votes=Count("feedback", filter=_UP),
+        )
+        .only("question", "topic", "channel", "created_at", "refused", "error")
         .order_by("created_at", "id")
     )
+    by_key: dict[str, list[Any]] = {}
     for turn in turns:
-        firsts.setdefault(turn.conversation_key, turn)
+        by_key.setdefault(turn.conversation_key, []).append(turn)
     rows = []
-    for group in groups:
-        first = firsts.get(group["conversation_key"])
+    for key in keys:
+        found = by_key.get(key)
+        if not found:
+            continue
+        first = found[0]
         rows.append(
             ConversationRow(
-                key=group["conversation_key"],
-                started=group["started"],
-                last=group["last"],
-                turns=group["turns"],
-                refused=group["refused"],
-                errors=group["errors"],
-                voted_down=group["voted_down"],
-                voted_up=group["voted_up"],
-                channel=first.get_channel_display() if first else "",
-                topic=first.topic if first else "",
-                first_question=first.question if first else "",
+                key=key,
+                started=first.created_at,
+                last=found[-1].created_at,
+                turns=len(found),
+                refused=sum(t.refused for t in found),
+                errors=sum(bool(t.error) for t in found),
+                voted_down=sum(t.down_votes for t in found),
+                voted_up=sum(t.up_votes for t in found),
+                channel=first.get_channel_display(),
+                topic=first.topic,
+                first_question=first.question,
             )
         )
     return rows
