@@ -9,12 +9,14 @@ lower one would keep a passage that does is not in the log. So the row of the th
 questions were asked at shows the log's own answered and refused counts. One aggregate query
 per table instead of reading 100,000 JSON lists.
 
-Votes are scored against what the reader judged: a thumbs-up on an answer agrees with a
-threshold that still answers it, a thumbs-down on an answer with one that refuses it. A
-thumbs-down on a refusal says the reader wanted an answer: a threshold that still refuses
-disagrees, and one that would answer is not judged (nobody has read that answer); a thumbs-up
-on a refusal is the mirror image. So agreement moves with the threshold, and below
-`MIN_VOTES` judged votes the page says there are too few to advise."""
+Votes are scored against what the reader judged, an answer: a thumbs-up on an answer agrees
+with a threshold that still gives it, a thumbs-down with one that refuses it. A vote on a
+refusal judges no answer, so it scores no threshold: a thumbs-down there says the reader wanted
+one (shown per threshold that still refuses it), and whether a lower threshold's answer would
+have been right nobody has read. So agreement changes only where a threshold drops answers
+that were voted on; below that the votes cannot tell thresholds apart, and the advice keeps
+the threshold in use among equals. Below `MIN_VOTES` votes on answers the page says there are
+too few to advise."""
 
 from __future__ import annotations
 
@@ -42,9 +44,8 @@ class Replay:
     liked_refused: int  # thumbs up on an answer, now refused: a good answer lost
     disliked_answered: int  # thumbs down on an answer, still answered: disagrees
     disliked_refused: int  # thumbs down on an answer, now refused: agrees
-    refusal_disliked: int  # thumbs down on a refusal, still refused: disagrees
-    refusal_liked: int  # thumbs up on a refusal, still refused: agrees
-    unjudged: int  # votes on refusals this threshold would answer: nobody read that answer
+    refusal_disliked: int  # thumbs down on a refusal this threshold still makes: not scored
+    refusal_answered: int  # votes on refusals this threshold would answer: nobody read it
 
     @property
     def refused(self) -> int:
@@ -55,22 +56,21 @@ class Replay:
         return self.answered / self.questions if self.questions else 0.0
 
     @property
-    def agreeing(self) -> int:
-        return self.liked_answered + self.disliked_refused + self.refusal_liked
-
-    @property
     def judged(self) -> int:
-        """Votes this threshold can be scored on."""
-        return self.agreeing + self.liked_refused + self.disliked_answered + self.refusal_disliked
+        """Votes on answers: the ones a threshold can be scored on."""
+        liked = self.liked_answered + self.liked_refused
+        return liked + self.disliked_answered + self.disliked_refused
 
     @property
     def votes(self) -> int:
-        return self.judged + self.unjudged
+        return self.judged + self.refusal_disliked + self.refusal_answered
 
     @property
     def agreement(self) -> float | None:
-        """Share of the judged votes the threshold agrees with; None without any."""
-        return self.agreeing / self.judged if self.judged else None
+        """Share of the votes on answers this threshold agrees with; None without any."""
+        if not self.judged:
+            return None
+        return (self.liked_answered + self.disliked_refused) / self.judged
 
     @property
     def enough_votes(self) -> bool:
@@ -111,8 +111,7 @@ def threshold_replay(
             f"da{i}": Count("id", filter=down & on_answer & kept),
             f"dr{i}": Count("id", filter=down & on_answer & ~kept),
             f"rd{i}": Count("id", filter=down & on_refusal & ~kept),
-            f"rl{i}": Count("id", filter=up & on_refusal & ~kept),
-            f"u{i}": Count("id", filter=on_refusal & kept),
+            f"ra{i}": Count("id", filter=on_refusal & kept),
         }
     counted = votes.order_by().aggregate(**vote_counts)
     return [
@@ -125,17 +124,19 @@ def threshold_replay(
             disliked_answered=counted[f"da{i}"],
             disliked_refused=counted[f"dr{i}"],
             refusal_disliked=counted[f"rd{i}"],
-            refusal_liked=counted[f"rl{i}"],
-            unjudged=counted[f"u{i}"],
+            refusal_answered=counted[f"ra{i}"],
         )
         for i, t in enumerate(THRESHOLDS)
     ]
 
 
-def advised_threshold(replays: Sequence[Replay]) -> Replay | None:
-    """The threshold whose agreement with the votes is highest among those with enough judged
-    votes (ties: the one answering more); None when none has enough."""
+def advised_threshold(replays: Sequence[Replay], *, current: float) -> Replay | None:
+    """The threshold whose agreement with the votes on answers is highest, among those with
+    enough of them; among equals the one in use, else the nearest to it (the votes cannot
+    tell equals apart). None when no threshold has enough votes."""
     scored = [r for r in replays if r.enough_votes and r.agreement is not None]
     if not scored:
         return None
-    return max(scored, key=lambda r: (r.agreement, r.answered))
+    best = max(r.agreement or 0.0 for r in scored)
+    tied = [r for r in scored if (r.agreement or 0.0) >= best - 1e-9]
+    return min(tied, key=lambda r: (abs(r.threshold - current), r.threshold))

@@ -166,7 +166,7 @@ def tuner(request: HtmxHttpRequest) -> HttpResponse:
         )
         context.update(
             replays=replays,
-            advice=advised_threshold(replays),
+            advice=advised_threshold(replays, current=project.threshold),
             min_votes=MIN_VOTES,
             days=data["days"],
             answered_chart=bar_chart(

@@ -73,30 +73,44 @@ def test_votes_are_scored_against_what_the_reader_judged(shop):
     at_half = replays[0.5]
     assert (at_half.liked_answered, at_half.liked_refused) == (1, 0)
     assert (at_half.disliked_answered, at_half.disliked_refused) == (1, 0)
-    # Thumbs-down on refusals (the None and the answerability one) disagree with refusing.
-    assert (at_half.refusal_disliked, at_half.refusal_liked, at_half.unjudged) == (2, 1, 0)
-    assert at_half.agreement == pytest.approx(2 / 5)
-    at_high = replays[0.6]  # the disliked 0.55 answer is refused too
-    assert at_high.agreement == pytest.approx(3 / 5)
-    at_low = replays[0.3]  # the liked refusal would be answered: nobody judged that answer
-    assert (at_low.unjudged, at_low.judged) == (1, 4)
-    assert at_low.agreement == pytest.approx(1 / 4)
-    assert len({round(r.agreement or 0, 3) for r in replays.values()}) > 1
+    # Thumbs-down on refusals (the None and the answerability one) agree with no threshold.
+    assert (at_half.refusal_disliked, at_half.refusal_answered) == (2, 0)
+    assert at_half.judged == 2 and at_half.agreement == pytest.approx(1 / 2)
+    at_high = replays[0.6]  # the disliked 0.55 answer is refused too: agreement
+    assert at_high.agreement == pytest.approx(2 / 2)
+    at_top = replays[0.9]  # the liked 0.95 answer is kept
+    assert at_top.agreement == pytest.approx(2 / 2)
+    at_low = replays[0.3]  # the liked refusal (0.35) would be answered: nobody read that
+    assert (at_low.refusal_answered, at_low.judged) == (1, 2)
+    assert at_low.agreement == at_half.agreement  # no answer it adds was judged
+    assert len({r.agreement for r in replays.values()}) > 1
 
 
 def test_with_few_votes_the_page_says_so_and_with_enough_it_advises(staff_client, shop):
     html = staff_client.get("/admin/tuner/", {"project": shop.pk}).content.decode()
     assert "Too few votes to advise." in html
-    assert advised_threshold(list(replayed(shop).values())) is None
+    assert advised_threshold(list(replayed(shop).values()), current=0.5) is None
     for _ in range(12):  # liked answers scored 0.72, disliked ones 0.53
         asked(shop, 0.72, vote=1)
         asked(shop, 0.53, vote=-1)
-    advice = advised_threshold(list(replayed(shop).values()))
+    replays = list(replayed(shop).values())
+    advice = advised_threshold(replays, current=0.5)
     assert advice is not None and advice.enough_votes
     assert advice.threshold == 0.6  # refuses the disliked answers, keeps the liked ones
     html = staff_client.get("/admin/tuner/", {"project": shop.pk}).content.decode()
     assert "Too few votes to advise." not in html
     assert "Readers' votes agree best with a threshold of 0.6" in html
+
+
+def test_among_equal_thresholds_the_advice_keeps_the_one_in_use(db):
+    project = Project.objects.create(name="Liked", threshold=0.5)
+    for _ in range(20):  # every vote on an answer scored 0.95, liked: 0.1 ... 0.9 all agree
+        asked(project, 0.95, vote=1)
+    asked(project, 0.2, vote=-1)  # a disliked refusal: it scores no threshold
+    replays = list(replayed(project).values())
+    assert {r.agreement for r in replays} == {1.0}
+    assert advised_threshold(replays, current=0.5).threshold == 0.5
+    assert advised_threshold(replays, current=0.35).threshold == 0.3
 
 
 def test_the_page_marks_the_current_threshold_and_htmx_gets_the_partial(staff_client, shop):
