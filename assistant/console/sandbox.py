@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -18,6 +18,7 @@ from assistant.ask.intake import settings_for
 from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
+from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
@@ -66,6 +67,12 @@ class SandboxRun:
         return sum(1 for c in self.candidates if c.kept)
 
     @property
+    def quoted(self) -> bool:
+        """The extractive answerer wrote the answer: it quotes the kept passages, and no
+        model reads a prompt."""
+        return self.generator == ExtractiveGenerator.id
+
+    @property
     def answer_html(self) -> str:
         """The Markdown answer as sanitised HTML (no raw HTML gets through)."""
         return mark_safe(render(self.answer))  # noqa: S308 - render() sanitises with nh3
@@ -82,12 +89,12 @@ def sandbox_run(
     topic: str,
     threshold: float,
     stream: bool = False,
-    previous: str = "",
+    previous: Sequence[str] = (),
 ) -> SandboxRun:
-    """`previous`: an earlier question of the conversation to replay (as the widget sends it,
-    a user turn of the history)."""
+    """`previous`: the earlier questions of a conversation to replay, oldest first (user turns
+    of the history, as the log gives them to a follow-up)."""
     settings = settings_for(project, threshold=threshold)
-    history = (Turn("user", previous.strip()),) if previous.strip() else ()
+    history = tuple(Turn("user", text.strip()) for text in previous if text.strip())
     asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
         pipeline = runtime.pipeline(

@@ -33,6 +33,8 @@ urlpatterns = [
         project_views.project_rotate_secret,
         name="console-project-rotate-secret",
     ),
+    path("projects/<int:pk>/widget/", project_views.project_preview, name="console-project-widget"),
+    path("projects/<int:pk>/delete/", project_views.project_remove, name="console-project-delete"),
     path(
         "projects/<int:pk>/rotate-key/", project_views.project_rotate, name="console-project-rotate"
     ),
