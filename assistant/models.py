@@ -157,6 +157,8 @@ class Interaction(models.Model):
     # [{chunk_id, title, url, similarity, relevance, kept}], best relevance first
     candidates = models.JSONField(default=list)
     sources = models.JSONField(default=list)
+    #: A refusal's related pages [{title, url, relevance}] ("These pages may help").
+    related = models.JSONField(default=list, blank=True)
     best_relevance = models.FloatField(null=True)
     kept_count = models.PositiveSmallIntegerField(default=0)
     answer = models.TextField(blank=True)
