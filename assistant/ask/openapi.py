@@ -12,7 +12,7 @@ FRAMES = (
     "Server-sent events, one per frame, each named after its type: `sources` "
     "({sources: [{n, title, url, relevance}]}), `token`s ({text}), then `done` ({answer_id, "
     "conversation_id, refused, truncated, timings_ms, generator, fallback, related: [{title, "
-    "url, relevance}]}) or `error` "
+    "url, relevance}], ask_a_person: {via, url} or null}) or `error` "
     "({code, message}). The data line of each event is the frame as JSON."
 )
 
