@@ -20,8 +20,8 @@ def test_it_offers_the_best_pages_first_one_per_page_at_most_three():
         candidate("https://d.example/a#one", 0.2),
         candidate("https://d.example/b", 0.4),
         candidate("https://d.example/a#two", 0.3),  # the same page as a#one, better
-        candidate("https://d.example/c", 0.05),
-        candidate("https://d.example/d", 0.03),
+        candidate("https://d.example/c", 0.15),
+        candidate("https://d.example/d", 0.12),
     )
     pages = related_pages(found)
     assert [p.url for p in pages] == [

@@ -89,7 +89,7 @@ class Command(BaseCommand):
             groups.setdefault(f"{row['set']} {row['kind']}: {label}", []).append(row)
         for name, group in sorted(groups.items()):
             best = sorted(r["best"] for r in group)
-            cuts = quantiles(best, n=10) if len(best) > 1 else best
+            cuts = quantiles(best, n=10, method="inclusive") if len(best) > 1 else best
             lines.append(f"\n{name}: n {len(group)}")
             lines.append("  best relevance deciles: " + " ".join(f"{c:.2g}" for c in cuts))
             for floor in FLOORS:
