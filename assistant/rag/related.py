@@ -4,7 +4,7 @@ relevance first, one per page, and only when the best of them is on the project'
 
 The floor is on the cross-encoder's relevance (sigmoid) of each candidate. Measured on the Ray
 dev set (`manage.py measure_related_floor`, README "A refusal that helps"): out-of-scope requests
-score at most 0.015 for nine in ten (median 6e-5), while the answerable questions that end in a
+score at most 0.013 for nine in ten (median 6e-5), while the answerable questions that end in a
 refusal score 0.58 or more for 18 of 22 (the answerability check refused them) and under 0.01
 for the rest. 0.1 (a logit of -2.2) sits an order of magnitude above the out-of-scope bulk and
 keeps every page the answerable refusals get at 0.01: 5% of out-of-scope requests still get
