@@ -8,10 +8,12 @@ import hashlib
 import hmac
 import json
 import time
+from collections.abc import Iterator
 
 import pytest
 from django.core import mail
 
+from assistant.celery import app as celery_app
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
@@ -21,6 +23,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 ORIGIN = "https://app.example.com"
 PAGE = "https://app.example.com/billing?tab=plans"
+
+
+@pytest.fixture(autouse=True)
+def _background_in_this_process() -> Iterator[None]:
+    """The embedded default: deliveries run on this process's background thread (also on the
+    suite's Redis pass; tests/test_handoff_worker.py covers a real worker)."""
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = eager
 
 
 @pytest.fixture
