@@ -226,3 +226,22 @@ def test_the_project_page_sets_contact_support_and_checks_the_address(
     assert (project.contact_support, project.contact_support_target) == (
         "email", "help@shop.example",
     )  # fmt: skip
+
+
+def test_the_console_pages_handoffs_and_htmx_gets_the_list_alone(
+    client, project, django_user_model
+):
+    support(project, "link", "https://shop.example/contact")
+    for _ in range(25):
+        Handoff.objects.create(project=project, conversation_id="c0ffee", via="link",
+                               target="https://shop.example/contact", status="opened")  # fmt: skip
+    staff = django_user_model.objects.create_user("ada", password="pw-ada-123", is_staff=True)
+    client.force_login(staff)
+    first = client.get("/admin/handoffs/", {"project": project.pk}).content.decode()
+    assert first.count('data-testid="handoff"') == 20 and "Page 1 of 2" in first
+    more = client.get(
+        "/admin/handoffs/", {"project": project.pk, "page": 2}, HTTP_HX_REQUEST="true"
+    )
+    html = more.content.decode()
+    assert "<html" not in html and html.count('data-testid="handoff"') == 5
+    assert html.lstrip().startswith('<section class="card" id="handoffs">')
