@@ -104,6 +104,13 @@ def test_a_refusal_offers_the_nearest_pages_and_a_person_who_gets_the_conversati
     assert CHEQUE in row.inner_text()
     page.get_by_text("Sent", exact=True).wait_for()
     page.screenshot(path=str(ARTIFACTS / "console-handoffs-admin.png"), full_page=True)
+    # Where the admin set it up: the project's Contact support setting.
+    page.goto(f"{live.url}/admin/projects/{handoff.project_id}/")
+    assert page.get_by_label("Contact support").input_value() == "email"
+    target = page.get_by_label("Support address")
+    assert target.input_value() == "help@acme.example"
+    target.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "console-project-contact-support.png"))
 
 
 def test_an_off_subject_refusal_offers_no_pages_and_a_support_page_opens_as_a_link(live, page):
