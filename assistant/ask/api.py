@@ -58,6 +58,12 @@ class SourceOutput(serializers.Serializer):
     relevance = serializers.FloatField(allow_null=True)
 
 
+class RelatedOutput(serializers.Serializer):
+    title = serializers.CharField()
+    url = serializers.CharField()
+    relevance = serializers.FloatField()
+
+
 class AskApi(APIView):
     @extend_schema_serializer(component_name="AskRequest")
     class InputSerializer(QuestionInput):
@@ -83,6 +89,11 @@ class AskApi(APIView):
         fallback = serializers.CharField(
             help_text="Why the project's generator did not answer (its server was unavailable), "
             "or empty."
+        )
+        related = RelatedOutput(
+            many=True,
+            help_text="With a refusal: up to 3 nearest pages on the project's subject (\"These "
+            'pages may help"), never an answer; empty otherwise.',
         )
 
     @door_schema(InputSerializer, OutputSerializer)

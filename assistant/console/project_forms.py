@@ -39,7 +39,7 @@ class ProjectForm(forms.ModelForm):
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
             "generator", "check_llm_answers", "memory_threshold", "memory_learns_statements",
-            "sms_number",
+            "sms_number", "contact_support", "contact_support_target",
         ]  # fmt: skip
         labels = {
             "num_candidates": "Candidates",

@@ -20,6 +20,7 @@ from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
+from assistant.rag.related import RelatedPage, related_pages
 from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id, search_scope
@@ -61,6 +62,8 @@ class SandboxRun:
     answerability: dict[str, object] = field(default_factory=dict)
     #: Which form of the query won: "question", or "with_history" for a follow-up.
     query_form: str = "question"
+    #: With a refusal: the pages the visitor is offered under it ("These pages may help").
+    related: list[RelatedPage] = field(default_factory=list)
 
     @property
     def kept_count(self) -> int:
@@ -158,6 +161,7 @@ def sandbox_run(
         stream_token=token,
         answerability=verdict_log(answer.verdict),
         query_form=retrieval.query_form,
+        related=related_pages(retrieval) if answer.refused_before_generation else [],
     )
 
 

@@ -3,7 +3,13 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from assistant.console import connect_views, project_views, sandbox_stream, views
+from assistant.console import (
+    connect_views,
+    handoff_views,
+    project_views,
+    sandbox_stream,
+    views,
+)
 
 urlpatterns = [
     path("", views.console_home, name="console-home"),
@@ -25,6 +31,7 @@ urlpatterns = [
     ),
     path("", include("feedback.console.urls")),
     path("", include("ingestion.console.urls")),
+    path("handoffs/", handoff_views.handoff_list, name="console-handoffs"),
     path("projects/", project_views.project_list, name="console-projects"),
     path("projects/new/", project_views.project_new, name="console-project-new"),
     path("projects/<int:pk>/", project_views.project_detail, name="console-project"),

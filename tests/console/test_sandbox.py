@@ -56,6 +56,16 @@ def test_a_threshold_of_one_refuses_without_a_prompt(staff_client, demo):
     assert all(cls == "dropped" for cls, _ in candidate_rows(html))
     assert "sorry, I couldn't find an answer to your question." in html
     assert "No prompt: the answer was the refusal sentence." in html
+    # Refused, the visitor would be offered the refunds page (relevance far above the floor).
+    related = re.search(r'data-testid="related">(.*?)</div>', html, re.S)
+    assert related and "These pages may help" in related.group(1)
+    assert 'href="https://help.acme.example/refunds#getting-your-money-back"' in related.group(1)
+
+
+def test_an_off_subject_refusal_offers_no_pages(staff_client, demo):
+    response = staff_client.get("/admin/sandbox/", {"question": "Write me a poem about the sea"})
+    related = re.search(r'data-testid="related">(.*?)</div>', response.content.decode(), re.S)
+    assert related and "No related pages are offered" in related.group(1)
 
 
 def test_an_htmx_request_gets_only_the_result_partial(staff_client, demo):
