@@ -9,8 +9,8 @@ HTML (the reader's view of it), so no measure trusts the extractor it measures:
   intact, in order, in the page's chunks (in one chunk, or run on across the next ones when
   the block is longer than a chunk).
 - text_kept: of the page's visible paragraphs, list items, definitions and table cells (20
-  characters or more), the share found in the page's chunks: what the reader can see is
-  what the assistant can quote.
+  characters or more), the share whose every sentence is found in the page's chunks: what
+  the reader can see is what the assistant can quote.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from statistics import mean
 from typing import Any
 
 import lxml.html
@@ -28,6 +27,7 @@ from ingestion.extraction import is_hidden, is_navigation, strip_permalink_glyph
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_MARKUP = re.compile(r"[`*\\]|\*\*|__")
 _ANCHOR_LINE = re.compile(r"^\{#[^}\s]+\}$")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
 MIN_TEXT_CHARS = 20
 
 
@@ -104,8 +104,11 @@ def page_figures(html: str, chunks: Sequence[PageChunk]) -> tuple[PageFigures, d
             elif len(missing["anchors"]) < 5:
                 missing["anchors"].append(fragment)
 
-    path_headings = {_norm(h) for c in chunks for h in c.heading_path.split(" > ") if h}
-    path_headings |= {_norm(c.title) for c in chunks}
+    # A heading that kept its permalink glyph ("Programming FAQ¶") is damaged but kept.
+    path_headings = {
+        _norm(strip_permalink_glyphs(h)) for c in chunks for h in c.heading_path.split(" > ") if h
+    }
+    path_headings |= {_norm(strip_permalink_glyphs(c.title)) for c in chunks}
     for element in visible:
         if element.tag in ("h1", "h2", "h3", "h4"):
             text = _norm(strip_permalink_glyphs(element.text_content()))
@@ -135,10 +138,12 @@ def page_figures(html: str, chunks: Sequence[PageChunk]) -> tuple[PageFigures, d
     flat = _flat(" ".join(c.text for c in chunks))
     for element in visible:
         if element.tag in ("p", "li", "dd", "td") and not _has_block_child(element):
-            text = _flat(element.text_content())
-            if len(text) >= MIN_TEXT_CHARS:
+            text = element.text_content()
+            if len(_flat(text)) >= MIN_TEXT_CHARS:
                 figures.texts += 1
-                figures.texts_kept += text in flat
+                # Sentence by sentence: a long paragraph is cut between chunks, and the
+                # sentence one chunk repeats from the last would break a whole-text match.
+                figures.texts_kept += all(_flat(s) in flat for s in _SENTENCES.split(text))
     return figures, {k: v for k, v in missing.items() if v}
 
 
@@ -194,7 +199,3 @@ def _flat(text: str) -> str:
 
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
-
-
-def mean_or_none(values: Sequence[float]) -> float | None:
-    return round(mean(values), 4) if values else None
