@@ -5,13 +5,18 @@ answer falls back to quoting the passages, so a user whose passages were found s
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.rag.answerability import Answerability, Verdict
 from assistant.rag.ports import Generator, GeneratorUnavailable, Retrieves
 from assistant.rag.prompting import build_prompt
+from assistant.rag.retrieval import previous_question
 from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings
+
+#: How much more likely to answer the joined form of a follow-up must be judged before it is
+#: answered from instead of the question as asked (see Pipeline._better_form).
+JOINED_MARGIN = 0.1
 
 
 @dataclass(slots=True)
@@ -62,6 +67,8 @@ class Pipeline:
 
     def respond(self, question: Question, retrieval: Retrieval) -> Answer:
         """Everything after retrieval (the evaluation runner calls it with its own)."""
+        if retrieval.query_form == "with_history":
+            question = replace(question, leans_on=previous_question(question))
         kept = retrieval.kept
         if not kept:
             # Nothing relevant: say so plainly and never ask a generator to improvise.
@@ -70,6 +77,9 @@ class Pipeline:
         if self.answerability is not None:
             verdict = self.answerability.judge(question, kept)
             retrieval.timings_ms["answerability_ms"] = verdict.ms
+            if retrieval.alternative is not None:
+                question, retrieval, verdict = self._better_form(question, retrieval, verdict)
+                kept = retrieval.kept
             if not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
@@ -80,6 +90,30 @@ class Pipeline:
             tokens = self._or_fallback(answer, question, kept, prompt, tokens, self.fallback)
         answer.tokens = tokens
         return answer
+
+    def _better_form(
+        self, question: Question, retrieval: Retrieval, verdict: Verdict
+    ) -> tuple[Question, Retrieval, Verdict]:
+        """A follow-up found passages both as asked and joined to the previous question (whose
+        passages already fit it as asked: retrieval.FOLLOW_UP_FLOOR keeps unrelated requests
+        out). The joined form is answered from when the check finds it clearly more likely to
+        answer: "How long does it take?" as asked finds the export-time passage but none of
+        its words in it (0.12, refused); joined to "How do I export my data?", 0.81. Within
+        JOINED_MARGIN the question as asked keeps its own passages: read with the subject it
+        leans on, a question scores higher on the same passages ("How do I revoke one?" 0.79
+        as asked, 0.82 joined to "When does it expire?", which puts the expiry page first)."""
+        joined = retrieval.alternative
+        assert joined is not None and self.answerability is not None
+        leaning = replace(question, leans_on=previous_question(question))
+        other = self.answerability.judge(leaning, joined.kept)
+        spent = round(verdict.ms + other.ms, 2)
+        joined.timings_ms = {**retrieval.timings_ms, "answerability_ms": spent}
+        retrieval.timings_ms["answerability_ms"] = spent
+        if other.answerable and (
+            not verdict.answerable or other.score > verdict.score + JOINED_MARGIN
+        ):
+            return leaning, joined, other
+        return question, retrieval, verdict
 
     @staticmethod
     def _or_fallback(
