@@ -14,10 +14,6 @@ from assistant.rag.prompting import build_prompt
 from assistant.rag.retrieval import previous_question
 from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings
 
-#: How much more likely to answer the joined form of a follow-up must be judged before it is
-#: answered from instead of the question as asked (see Pipeline._better_form).
-JOINED_MARGIN = 0.1
-
 
 @dataclass(slots=True)
 class Answer:
@@ -94,14 +90,16 @@ class Pipeline:
     def _better_form(
         self, question: Question, retrieval: Retrieval, verdict: Verdict
     ) -> tuple[Question, Retrieval, Verdict]:
-        """A follow-up found passages both as asked and joined to the previous question (whose
-        passages already fit it as asked: retrieval.FOLLOW_UP_FLOOR keeps unrelated requests
-        out). The joined form is answered from when the check finds it clearly more likely to
-        answer: "How long does it take?" as asked finds the export-time passage but none of
-        its words in it (0.12, refused); joined to "How do I export my data?", 0.81. Within
-        JOINED_MARGIN the question as asked keeps its own passages: read with the subject it
-        leans on, a question scores higher on the same passages ("How do I revoke one?" 0.79
-        as asked, 0.82 joined to "When does it expire?", which puts the expiry page first)."""
+        """A follow-up that points back at the previous question found passages both as asked
+        and joined to it, and the joined form's passages still fit it as asked
+        (retrieval.FOLLOW_UP_FLOOR keeps unrelated requests out). The joined form is what it
+        means, so it is answered from whenever the check finds it answerable: "How long does
+        it take?" as asked finds a delivery-times page first and none of its words in the
+        export-time sentence (0.12); joined to "How do I export my data?", 0.81. Judged by
+        score alone, the question as asked would mostly win: with the page topic a vague
+        question finds a general passage of the right area with high relevance (Ray follow-ups:
+        median 0.994 as asked, 0.955 joined), while the joined form finds its gold section
+        more often (34 of 77 in the top five, against 26)."""
         joined = retrieval.alternative
         assert joined is not None and self.answerability is not None
         leaning = replace(question, leans_on=previous_question(question))
@@ -109,9 +107,7 @@ class Pipeline:
         spent = round(verdict.ms + other.ms, 2)
         joined.timings_ms = {**retrieval.timings_ms, "answerability_ms": spent}
         retrieval.timings_ms["answerability_ms"] = spent
-        if other.answerable and (
-            not verdict.answerable or other.score > verdict.score + JOINED_MARGIN
-        ):
+        if other.answerable:
             return leaning, joined, other
         return question, retrieval, verdict
 
