@@ -8,7 +8,8 @@ section, and the cross-encoder's score under other readings:
 - `bare`: the question without the page topic (the gate reads `(topic) question`);
 - `keywords`: the question's content words only ("switch cheaper plan middle month"), the form
   the cross-encoder (trained on search queries) may match better for a paraphrase;
-- `title`: the question against the passage's heading path alone ("Plans > Changing plans").
+- `title`: the question against the passage's heading path alone ("Plans > Changing plans");
+- and the vector similarity itself, which the search already computed.
 
 `curve` then replays the gate with each recovery rule over a range of thresholds: the share of
 answerable questions passing, of out-of-scope ones refused, and of answerable questions
@@ -29,6 +30,10 @@ from assistant.rag.types import Question, Settings
 
 Rule = Callable[[dict[str, Any], float], bool]
 THRESHOLDS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+#: Cosine similarities (bge-small-en-v1.5) for the rule that trusts the embedding: it reads a
+#: paraphrase the cross-encoder misses ("switch to a cheaper plan" / "downgrade": relevance
+#: 0.00005, similarity 0.65; a poem request 0.35 against the same help centre).
+SIMILARITIES = (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
 
 
 def keyword_form(text: str) -> str:
@@ -106,7 +111,7 @@ def curve(rows: Sequence[dict[str, Any]], threshold: float = 0.5) -> dict[str, l
     report: dict[str, list[dict]] = {}
     for name, rule in rules(threshold).items():
         points = []
-        for t in THRESHOLDS:
+        for t in SIMILARITIES if name == "+ vector similarity" else THRESHOLDS:
             point: dict[str, Any] = {"t": t}
             groups: dict[str, list[dict[str, Any]]] = {}
             for row in rows:
