@@ -102,6 +102,7 @@ def rules(threshold: float) -> dict[str, Rule]:
         "+ max(bare, keywords, heading)": lambda c, t: (
             gate(c) or max(float(c["bare"]), float(c["keywords"]), float(c["title"])) >= t
         ),
+        "+ vector similarity": lambda c, t: gate(c) or float(c["similarity"] or 0.0) >= t,
     }
 
 
