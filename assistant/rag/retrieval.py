@@ -136,10 +136,9 @@ class Retriever:
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
         if follow_up is None or not settings.rerank:
             return alone
-        # The follow-up form searches the question as asked too, so it never loses what the
-        # question finds alone; the cross-encoder reads it with the previous question.
-        searched, searched_vectors = [follow_up, *texts], [vectors[-1], *vectors[: len(texts)]]
-        joined = self._rank(follow_up, searched, searched_vectors, settings, where)
+        # The joined form is searched by itself: what the question finds as asked is the other
+        # form, kept beside it (Retrieval.alternative) or answered from when this one fails.
+        joined = self._rank(follow_up, [follow_up], [vectors[-1]], settings, where)
         if not self._fits_the_question(joined, texts[0]):
             return alone
         joined.query_form = "with_history"
