@@ -272,6 +272,14 @@ class ExtractiveGenerator:
             as_asked = self.scorer(sentence_query(alone), texts)
             as_asked = self._better_of_topic(alone, texts, as_asked)
             scores = [_both(a, b) for a, b in zip(scores, as_asked, strict=True)]
+            # Beside the best, only sentences about as close to the follow-up as asked: joined
+            # to "When does it expire?", "Expired tokens return HTTP 401" still reads well.
+            best = max(range(len(scores)), key=lambda i: scores[i])
+            floor = _logit(as_asked[best]) - self.margin
+            scores = [
+                p if i == best or _logit(a) >= floor else 0.0
+                for i, (p, a) in enumerate(zip(scores, as_asked, strict=True))
+            ]
         # Ties go to the more relevant passage (they come best-first from the reranker).
         return sorted(
             zip(units, map(_logit, scores), strict=True),
