@@ -170,6 +170,8 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
             title=row.title,
             url=row.url,
             source_id=row.document.source_id,
+            document=str(row.document_id),
+            ordinal=row.ordinal,
         )
         for row in rows
     }
