@@ -1,4 +1,4 @@
-"""Django admin (/django-admin/): projects, with the SMS number that selects them, and the
+"""Django admin (/django-admin/): projects, with the SMS number that selects them, handoffs and the
 SMS channel's records, read-only."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from assistant.memory.selectors import memory_metrics
 from assistant.memory.services import memory_erase_user
-from assistant.models import Project, SmsConversation, SmsMessage, UserFact
+from assistant.models import Handoff, Project, SmsConversation, SmsMessage, UserFact
 
 
 @admin.register(Project)
@@ -38,6 +38,13 @@ class SmsMessageAdmin(ReadOnlyAdmin):
     list_display = ["received_at", "project", "from_number", "kind", "status", "delivery"]
     list_filter = ["project", "kind", "status", "delivery"]
     search_fields = ["message_sid", "from_number", "body"]
+
+
+@admin.register(Handoff)
+class HandoffAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "project", "email", "via", "status", "attempts"]
+    list_filter = ["project", "via", "status"]
+    search_fields = ["email", "conversation_id"]
 
 
 @admin.register(SmsConversation)

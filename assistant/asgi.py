@@ -1,9 +1,11 @@
-"""ASGI entry point: HTTP through Django, WebSockets through Channels.
+"""ASGI entry point: HTTP through Django, the MCP server for AI tools at /mcp/, WebSockets
+through Channels.
 
 There is no global origin validator: the widget lives on customers' pages, so each socket's
 Origin is checked against the allowed origins of the project it names (assistant.ask.consumers)."""
 
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
@@ -15,10 +17,21 @@ django_application = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from assistant.ask.routing import websocket_urlpatterns  # noqa: E402
+from assistant.mcp_server.app import PATHS as MCP_PATHS  # noqa: E402
+from assistant.mcp_server.app import mcp_application  # noqa: E402
+
+
+async def http_application(scope: Any, receive: Any, send: Any) -> None:
+    """/mcp/ to the MCP server, everything else to Django."""
+    if scope["path"] in MCP_PATHS:
+        await mcp_application(scope, receive, send)
+    else:
+        await django_application(scope, receive, send)
+
 
 application = ProtocolTypeRouter(
     {
-        "http": django_application,
+        "http": http_application,
         "websocket": URLRouter(websocket_urlpatterns),
     }
 )

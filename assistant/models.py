@@ -5,7 +5,13 @@ import uuid
 from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.core.validators import (
+    EmailValidator,
+    MaxValueValidator,
+    MinValueValidator,
+    RegexValidator,
+    URLValidator,
+)
 from django.db import models
 
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
@@ -51,6 +57,12 @@ sms_number_validator = RegexValidator(
 
 class Project(models.Model):
     """A site that embeds the widget (and/or a phone number that answers SMS)."""
+
+    class ContactSupport(models.TextChoices):
+        NONE = "", 'None: no "Ask a person"'
+        LINK = "link", "A support page (the widget links to it)"
+        EMAIL = "email", "An e-mail address (the conversation is mailed to it)"
+        WEBHOOK = "webhook", "A webhook (the conversation is POSTed to it as JSON)"
 
     class Generator(models.TextChoices):
         AUTO = "auto", "Ollama when configured, otherwise extractive"
@@ -105,6 +117,27 @@ class Project(models.Model):
         validators=[sms_number_validator],
         help_text="The Twilio number (E.164) that answers texts from these documents.",
     )
+    llms_txt_enabled = models.BooleanField(
+        "Publish llms.txt",
+        default=False,
+        help_text="Serve /p/<project>/llms.txt and llms-full.txt: the index of the documents and "
+        "their text, public to anyone who has the address.",
+    )
+    contact_support = models.CharField(
+        "Contact support",
+        max_length=10,
+        choices=ContactSupport.choices,
+        blank=True,
+        default=ContactSupport.NONE,
+        help_text='What "Ask a person" in the widget does.',
+    )
+    contact_support_target = models.CharField(
+        "Support address",
+        max_length=500,
+        blank=True,
+        default="",
+        help_text="The support page's URL, the e-mail address, or the webhook's URL.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -126,6 +159,23 @@ class Project(models.Model):
         the full key is shown only when it is made (console, creation or rotation)."""
         return f"sk_…{self.secret_key[-4:]}"
 
+    def clean(self) -> None:
+        super().clean()
+        kind, target = self.contact_support, self.contact_support_target.strip()
+        self.contact_support_target = target
+        if not kind:
+            return
+        error = {"contact_support_target": 'Enter where "Ask a person" goes.'}
+        if not target:
+            raise ValidationError(error)
+        try:
+            if kind == self.ContactSupport.EMAIL:
+                EmailValidator("Enter an e-mail address like support@example.com.")(target)
+            else:
+                URLValidator(schemes=["http", "https"], message="Enter an http(s) URL.")(target)
+        except ValidationError as exc:
+            raise ValidationError({"contact_support_target": exc.messages}) from None
+
     def allows_origin(self, origin: str) -> bool:
         try:
             wanted = normalise_origin(origin)
@@ -143,6 +193,7 @@ class Interaction(models.Model):
         SMS = "sms", "SMS"
         SANDBOX = "sandbox", "Sandbox"
         CLI = "cli", "Command line"
+        MCP = "mcp", "MCP (AI tools)"
 
     answer_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="interactions")
@@ -157,6 +208,8 @@ class Interaction(models.Model):
     # [{chunk_id, title, url, similarity, relevance, kept}], best relevance first
     candidates = models.JSONField(default=list)
     sources = models.JSONField(default=list)
+    #: A refusal's related pages [{title, url, relevance}] ("These pages may help").
+    related = models.JSONField(default=list, blank=True)
     best_relevance = models.FloatField(null=True)
     kept_count = models.PositiveSmallIntegerField(default=0)
     answer = models.TextField(blank=True)
@@ -185,7 +238,8 @@ class Interaction(models.Model):
 
 
 # Models of the SMS channel and of user memory live with them; importing them here registers them.
+from assistant.handoff.models import Handoff  # noqa: E402
 from assistant.memory.models import UserFact  # noqa: E402
 from assistant.sms.models import SmsConversation, SmsMessage  # noqa: E402
 
-__all__ = ["Interaction", "Project", "SmsConversation", "SmsMessage", "UserFact"]
+__all__ = ["Handoff", "Interaction", "Project", "SmsConversation", "SmsMessage", "UserFact"]

@@ -76,7 +76,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "assistant.static_files.StaticFilesMiddleware",  # WhiteNoise, streaming right under ASGI
     "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -254,6 +254,26 @@ check_twilio_settings(
     public_base_url=TWILIO_PUBLIC_BASE_URL,
 )
 
+# --- "Ask a person": handoffs by e-mail (Django's mail backend) or webhook (assistant/handoff) --
+# With EMAIL_HOST set, mail goes out over SMTP; without, each message is written as a file into
+# DATA_DIR/outbox, so a zero-setup install keeps what it would have sent where an admin sees it.
+EMAIL_HOST = env("EMAIL_HOST")
+EMAIL_PORT = envint("EMAIL_PORT", 587, minimum=1)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = 10
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.filebased.EmailBackend"
+)
+EMAIL_FILE_PATH = DATA_DIR / "outbox"
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Ask AI <ask-ai@localhost>")
+ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT = envfloat("ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT", 10.0, minimum=1.0)
+# The first retry's delay; each next one doubles (see assistant/handoff/tasks.py).
+ASKDOCS_HANDOFF_RETRY_SECONDS = envfloat("ASKDOCS_HANDOFF_RETRY_SECONDS", 30.0, minimum=0.0)
+
 # --- HTTP API ----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -293,6 +313,9 @@ ASKDOCS_RATE_FEEDBACK_PER_CLIENT = envrate("ASKDOCS_RATE_FEEDBACK_PER_CLIENT", "
 ASKDOCS_RATE_RETRIEVE_PER_CLIENT = envrate("ASKDOCS_RATE_RETRIEVE_PER_CLIENT", "20/m")
 # Each reply is a text the project pays for.
 ASKDOCS_RATE_SMS_PER_SENDER = envrate("ASKDOCS_RATE_SMS_PER_SENDER", "10/10m")
+# Each handoff reaches a person's inbox: a few an hour per visitor, two per conversation.
+ASKDOCS_RATE_HANDOFF_PER_CLIENT = envrate("ASKDOCS_RATE_HANDOFF_PER_CLIENT", "5/h")
+ASKDOCS_RATE_HANDOFF_PER_CONVERSATION = envrate("ASKDOCS_RATE_HANDOFF_PER_CONVERSATION", "2/10m")
 
 # --- Auth, i18n, static ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -374,5 +397,7 @@ LOGGING = {
         "axes.apps": {"level": "WARNING"},
         "absl": {"level": "WARNING"},  # rouge-score's "Using default tokenizer."
         "bm25s": {"level": "WARNING"},  # sets DEBUG on its own logger
+        # The MCP SDK: a line per request (each runs its own stateless session manager).
+        "mcp": {"level": "WARNING"},
     },
 }

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
-from assistant.ask import api, demo_views, memory_api, sse, views
+from assistant.ask import api, demo_views, handoff_api, llms_views, memory_api, sse, views
 from feedback.api import FeedbackApi
 
 urlpatterns = [
@@ -15,11 +15,14 @@ urlpatterns = [
     path("api/v1/memory/facts", memory_api.MemoryFactsApi.as_view(), name="api-memory-facts"),
     path("api/v1/memory/erase", memory_api.MemoryEraseApi.as_view(), name="api-memory-erase"),
     path("api/v1/feedback", FeedbackApi.as_view(), name="api-feedback"),
+    path("api/v1/handoff", handoff_api.HandoffApi.as_view(), name="api-handoff"),
     path("demo/", demo_views.demo_page, name="demo"),
     path("demo/<slug:page>/", demo_views.demo_page, name="demo-page"),
     path("api/v1/retrieve", api.RetrieveApi.as_view(), name="api-retrieve"),
     path("api/v1/suggestions", api.SuggestionsApi.as_view(), name="api-suggestions"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("p/<str:project>/llms.txt", llms_views.llms_index, name="llms-txt"),
+    path("p/<str:project>/llms-full.txt", llms_views.llms_full, name="llms-full-txt"),
     path("sms/", include("assistant.sms.urls")),
     path("admin/", include("assistant.console.urls")),
     path("django-admin/", admin.site.urls),

@@ -1,6 +1,12 @@
 """Blind spots: questions that were refused or found only weakly relevant documentation,
 grouped by page topic and clustered by meaning (paraphrases together), most frequent first.
 
+Each cluster is told apart as a documentation gap (the question is about what the documents
+cover, and nothing answers it) or an off-topic request ("write me a poem"): by how similar its
+leading question is to the nearest chunk of the project's documents (`nearest_similarity`).
+Clusters an admin dismissed or resolved are hidden until a question of theirs is asked again
+after the mark.
+
 Only the `limit` most recent such questions of the period are clustered, so a page view costs
 one indexed query, embeddings of texts not seen before (cached in `QuestionVector`), and a
 small greedy clustering."""
@@ -8,13 +14,15 @@ small greedy clustering."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from django.db.models import Q
 
 from assistant.models import Project
 from feedback.clustering import DEFAULT_SIMILARITY, cluster_texts
+from feedback.content_similarity import OFF_TOPIC_SIMILARITY, nearest_similarities
+from feedback.models import BlindSpotMark
 from feedback.question_vectors import normalised, question_vectors
 from feedback.selectors import interactions_in
 
@@ -34,6 +42,18 @@ class Variant:
 class BlindSpotCluster:
     topic: str
     variants: list[Variant]  # the most asked first
+    #: Cosine similarity of the leading question to the nearest chunk; None: no documents.
+    nearest: float | None = None
+    #: The mark this cluster came back from (asked again since it was dismissed or resolved).
+    returned_from: BlindSpotMark | None = None
+
+    @property
+    def off_topic(self) -> bool:
+        return self.nearest is not None and self.nearest < OFF_TOPIC_SIMILARITY
+
+    @property
+    def texts(self) -> list[str]:
+        return [v.text for v in self.variants]
 
     @property
     def question(self) -> str:
@@ -70,7 +90,9 @@ class BlindSpotTopic:
 
 @dataclass(frozen=True, slots=True)
 class BlindSpotReport:
-    topics: list[BlindSpotTopic] = field(default_factory=list)
+    topics: list[BlindSpotTopic] = field(default_factory=list)  # documentation gaps
+    off_topic: list[BlindSpotCluster] = field(default_factory=list)  # most asked first
+    hidden: list[BlindSpotMark] = field(default_factory=list)  # marked, not asked since
     clustered: int = 0  # questions looked at (at most `limit`)
     total: int = 0  # such questions in the period
     limit: int = DEFAULT_LIMIT
@@ -88,6 +110,7 @@ def blind_spots(
         interactions_in(project=project, since=since)
         .filter(Q(refused=True) | Q(best_relevance__lt=below) | Q(best_relevance__isnull=True))
         .filter(error="")
+        .exclude(generator="memory")  # "remember ..." searches nothing: not a question
     )
     rows = list(
         asked.order_by("-created_at").values_list(
@@ -107,18 +130,46 @@ def blind_spots(
         if best is not None and (variant.best is None or best > variant.best):
             variant.best = best
     vectors = question_vectors(texts=[text for by_text in variants.values() for text in by_text])
-    topics = []
+    clusters: list[BlindSpotCluster] = []
     for topic, by_text in variants.items():
         counts = Counter({text: v.times for text, v in by_text.items()})
-        clusters = cluster_texts(list(counts.items()), vectors, threshold=similarity)
-        topics.append(
-            BlindSpotTopic(
-                topic=topic,
-                clusters=[
-                    BlindSpotCluster(topic=topic, variants=[by_text[t] for t in c.members])
-                    for c in clusters
-                ],
+        for found in cluster_texts(list(counts.items()), vectors, threshold=similarity):
+            clusters.append(
+                BlindSpotCluster(topic=topic, variants=[by_text[t] for t in found.members])
             )
-        )
-    topics.sort(key=lambda t: (-t.times, t.topic))
-    return BlindSpotReport(topics=topics, clustered=len(rows), total=total, limit=limit)
+    nearest = nearest_similarities(
+        project_id=project.pk, vectors=[vectors[normalised(c.question)] for c in clusters]
+    )
+    clusters = [replace(c, nearest=n) for c, n in zip(clusters, nearest, strict=True)]
+    shown, hidden = _apply_marks(project, clusters)
+    topics: dict[str, list[BlindSpotCluster]] = {}
+    for cluster in shown:
+        if not cluster.off_topic:
+            topics.setdefault(cluster.topic, []).append(cluster)
+    gaps = [BlindSpotTopic(topic=topic, clusters=found) for topic, found in topics.items()]
+    gaps.sort(key=lambda t: (-t.times, t.topic))
+    off_topic = sorted((c for c in shown if c.off_topic), key=lambda c: -c.times)
+    return BlindSpotReport(
+        topics=gaps, off_topic=off_topic, hidden=hidden,
+        clustered=len(rows), total=total, limit=limit,
+    )  # fmt: skip
+
+
+def _apply_marks(
+    project: Project, clusters: list[BlindSpotCluster]
+) -> tuple[list[BlindSpotCluster], list[BlindSpotMark]]:
+    """The clusters to show (those asked again after their mark carry it) and the marks
+    whose clusters stay hidden. A mark matches a cluster of its topic sharing a question."""
+    marks = list(BlindSpotMark.objects.filter(project=project).select_related("marked_by"))
+    shown, hidden = [], []
+    for cluster in clusters:
+        texts = {normalised(t) for t in cluster.texts}
+        mark = next((m for m in marks if m.topic == cluster.topic and texts & set(m.texts)), None)
+        last = cluster.last_asked
+        if mark is None:
+            shown.append(cluster)
+        elif last is not None and last > mark.marked_at:
+            shown.append(replace(cluster, returned_from=mark))
+        elif mark not in hidden:
+            hidden.append(mark)
+    return shown, hidden

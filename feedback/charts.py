@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 WIDTH = 640
 HEIGHT = 180
-PAD_LEFT = 40
+#: Room for the gridlines' labels ("100%", "1,500") at the axis font size.
+PAD_LEFT = 56
 PAD_BOTTOM = 24
 PAD_TOP = 10
 #: A bar of 0 is drawn this tall (a day at 0% is a result, not a gap in the data).
@@ -40,6 +41,8 @@ class BarChart:
     gridlines: list[tuple[float, str]]  # (y, text)
     label_y: float
     empty: bool
+    plot_left: float = PAD_LEFT
+    axis_x: float = PAD_LEFT - 6
 
 
 def bar_chart(

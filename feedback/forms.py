@@ -66,3 +66,54 @@ class FeedbackFilterForm(forms.Form):
             "since": data.get("since"),
             "until": data.get("until"),
         }
+
+
+class ConversationFilterForm(forms.Form):
+    q = forms.CharField(
+        label="Search", max_length=200, required=False,
+        widget=forms.TextInput(attrs={"type": "search", "placeholder": "Words asked or answered"}),
+    )  # fmt: skip
+    channel = forms.ChoiceField(required=False)
+    refused = forms.BooleanField(label="With a refusal", required=False)
+    voted_down = forms.BooleanField(label="With a thumbs-down", required=False)
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        from assistant.models import Interaction
+
+        cast(forms.ChoiceField, self.fields["channel"]).choices = [
+            ("", "Any channel"),
+            *Interaction.Channel.choices,
+        ]
+
+    def filters(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "search": (data.get("q") or "").strip(),
+            "channel": data.get("channel") or "",
+            "refused": bool(data.get("refused")),
+            "voted_down": bool(data.get("voted_down")),
+        }
+
+
+class _TextsField(forms.Field):
+    """Several texts posted under one name (a cluster's questions)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: object) -> list[str]:
+        texts = [str(v) for v in value] if isinstance(value, list | tuple) else []
+        if len(texts) > MAX_CLUSTER_TEXTS or any(len(t) > MAX_TEXT_CHARS for t in texts):
+            raise forms.ValidationError("Too many or too long questions.", code="too_long")
+        return texts
+
+
+MAX_CLUSTER_TEXTS = 200
+MAX_TEXT_CHARS = 2000
+
+
+class BlindSpotMarkForm(forms.Form):
+    question = forms.CharField(max_length=MAX_TEXT_CHARS)
+    topic = forms.CharField(max_length=200, required=False, strip=False)
+    text = _TextsField(required=False)
+    state = forms.ChoiceField(choices=[("dismissed", "Dismiss"), ("resolved", "Resolved")])

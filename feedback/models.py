@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from assistant.models import Interaction
@@ -49,3 +50,32 @@ class QuestionVector(models.Model):
 
     def __str__(self) -> str:
         return f"{self.embedder_id} {self.key[:12]}"
+
+
+class BlindSpotMark(models.Model):
+    """An admin's word on a blind-spot cluster: dismissed (not worth documenting) or resolved
+    (documented since). The cluster stays hidden until a question of it is asked again after
+    the mark. A cluster is recognised by its topic and any of its question texts."""
+
+    class State(models.TextChoices):
+        DISMISSED = "dismissed", "Dismissed"
+        RESOLVED = "resolved", "Resolved"
+
+    project = models.ForeignKey(
+        "assistant.Project", on_delete=models.CASCADE, related_name="blind_spot_marks"
+    )
+    topic = models.CharField(max_length=200, blank=True)
+    question = models.TextField()  # the cluster's leading question, as shown
+    texts = models.JSONField(default=list)  # its questions, normalised, when it was marked
+    state = models.CharField(max_length=10, choices=State.choices)
+    marked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    marked_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-marked_at"]
+        indexes = [models.Index(fields=["project", "marked_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_state_display()}: {self.question[:60]}"

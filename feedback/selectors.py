@@ -228,3 +228,20 @@ def thumbs_by_topic(*, project: Project, since: datetime) -> list[Thumbs]:
         .order_by("-down", "-up")
     )
     return [Thumbs(key=row["interaction__topic"], up=row["up"], down=row["down"]) for row in rows]
+
+
+def disliked_answers(*, project: Project, since: datetime, limit: int = 50) -> list[Feedback]:
+    """Thumbs-down votes on answers that were given (not refused, not failed), newest first:
+    the documents said something, and the reader found it wrong or not enough."""
+    return list(
+        Feedback.objects.filter(
+            interaction__project=project,
+            updated_at__gte=since,
+            vote=Feedback.Vote.DOWN,
+            interaction__refused=False,
+            interaction__error="",
+        )
+        .exclude(interaction__generator="memory")
+        .select_related("interaction")
+        .order_by("-updated_at", "-id")[:limit]
+    )

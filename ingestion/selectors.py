@@ -170,9 +170,26 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
             title=row.title,
             url=row.url,
             source_id=row.document.source_id,
+            document=str(row.document_id),
+            ordinal=row.ordinal,
         )
         for row in rows
     }
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkPlace:
+    """Where a passage stands in its document."""
+
+    document_title: str
+    heading_path: str
+
+
+def chunk_places(ids: Sequence[str]) -> dict[str, ChunkPlace]:
+    rows = Chunk.objects.filter(vector_id__in=list(ids)).values_list(
+        "vector_id", "document__title", "heading_path"
+    )
+    return {vector_id: ChunkPlace(title, path) for vector_id, title, path in rows}
 
 
 def fetch_states(*, source: Source) -> dict[str, dict[str, Any]]:

@@ -35,6 +35,26 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
 
     with django_db_blocker.unblock():
         demo_seed()
+    yield
+    with django_db_blocker.unblock():
+        _end_other_sessions_of_the_test_database()
+
+
+def _end_other_sessions_of_the_test_database() -> None:
+    """Async tests reach the ORM through asgiref's worker threads (`acount()`, async views
+    under the test client), and Django closes a thread's connection only when a request ends
+    in that thread, so those connections outlive the tests. PostgreSQL refuses to drop a
+    database others are connected to, which left test_askdocs_* behind after a green run.
+    The database is this run's own: end the other sessions on it before it is dropped."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture(autouse=True)

@@ -47,9 +47,33 @@ def test_it_refuses_the_student_discount_question(client, demo):
     assert body == {
         "answer_id": body["answer_id"], "answer": SORRY, "refused": True, "sources": [],
         "conversation_id": body["conversation_id"], "generator": "", "fallback": "",
+        "related": [],  # nothing on the subject: no page is offered
     }  # fmt: skip
     logged = Interaction.objects.get(answer_id=body["answer_id"])
     assert logged.refused and logged.generator == "" and logged.best_relevance < 0.5
+    assert logged.related == []
+
+
+def test_a_refusal_on_the_subject_offers_the_nearest_pages_never_as_the_answer(client, demo):
+    # The invoices passage passes the gate but does not say whether cheques are accepted:
+    # the answerability check refuses, and the visitor is pointed at the nearest pages.
+    body = ask(client, demo, question="Can I pay my invoice by cheque?").json()
+    assert body["refused"] is True and body["answer"] == SORRY and body["sources"] == []
+    related = body["related"]
+    assert 1 <= len(related) <= 3
+    assert related[0]["url"] == "https://help.acme.example/plans#invoices-and-payment-methods"
+    assert related[0]["title"] == "Plans and billing > Invoices and payment methods"
+    pages = [page["url"].split("#")[0] for page in related]
+    assert len(pages) == len(set(pages))  # one link per page
+    assert [p["relevance"] for p in related] == sorted((p["relevance"] for p in related),
+                                                       reverse=True)  # fmt: skip
+    logged = Interaction.objects.get(answer_id=body["answer_id"])
+    assert logged.related == related and logged.sources == []
+
+
+def test_an_answer_offers_no_related_pages(client, demo):
+    body = ask(client, demo, question="How do I get my money back?", topic="Billing").json()
+    assert body["refused"] is False and body["related"] == []
 
 
 def test_the_project_key_can_travel_in_a_header(client, demo):

@@ -143,7 +143,7 @@ async def test_it_refuses_sockets_from_origins_the_project_does_not_allow(demo_p
     assert await closed_with(communicator) == CLOSE_UNKNOWN_PROJECT
 
 
-async def test_a_follow_up_keeps_its_conversation_and_is_judged_as_asked(demo_project):
+async def test_a_follow_up_keeps_its_conversation_and_is_read_with_the_earlier_one(demo_project):
     communicator = socket_for(demo_project)
     await communicator.connect()
     first = await ask(
@@ -159,10 +159,11 @@ async def test_a_follow_up_keeps_its_conversation_and_is_judged_as_asked(demo_pr
     assert second[-1]["type"] == "done" and second[-1]["conversation_id"] == conversation
     logged = await Interaction.objects.aget(answer_id=second[-1]["answer_id"])
     assert logged.conversation_id == conversation
-    # It finds its answer as asked: the earlier question stays out of its retrieval query.
-    assert (logged.query_form, logged.retrieval_query) == (
-        "question",
-        "(Tokens) When does it expire?",
+    # "it" points back: the form joined to the earlier question holds the answer and is the
+    # one answered from, as the log says.
+    assert logged.query_form == "with_history"
+    assert logged.retrieval_query == (
+        "(Tokens) How do I manage retrieval endpoint tokens? When does it expire?"
     )
     assert "90 days" in "".join(f.get("text", "") for f in second)
 

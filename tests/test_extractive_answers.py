@@ -132,3 +132,13 @@ def test_the_topic_does_not_push_the_answering_sentence_out(demo, settings, tmp_
     )
     assert not result.refused
     assert "Students get 50% off" in result.answer
+
+
+def test_the_cli_question_gets_both_commands_in_the_order_of_the_page(demo) -> None:  # noqa: ANN001
+    result = services.ask(
+        project=demo, question="How do I install the Acme CLI and log in? Show me the commands."
+    )
+    assert not result.refused
+    assert "pip install acme-cli" in result.answer and "acme login --key" in result.answer
+    assert result.answer.index("pip install acme-cli") < result.answer.index("acme login")
+    assert result.answer.count("```") == 4 and not result.answer.startswith("```")

@@ -62,8 +62,10 @@ async def test_an_elliptical_follow_up_is_answered_from_the_right_section(demo_p
         demo_project, TOKENS, "When does it expire?", "How do I revoke one?"
     )
     assert "Token expiry" in top_source(expire)
-    assert "Revoking a token" in top_source(revoke)
     assert revoke[-1]["refused"] is False
+    assert any("Revoking a token" in s["title"] for s in revoke[0]["sources"])
+    text = "".join(f["text"] for f in revoke if f["type"] == "token")
+    assert "Click **Revoke**" in text and "Expired tokens" not in text
 
 
 async def test_an_unrelated_question_after_two_follow_ups_is_refused_as_when_asked_alone(
@@ -106,3 +108,34 @@ async def test_the_log_records_which_form_of_the_query_won(demo_project):
     assert first == "question" and poem == "question"  # nothing to lean on / does not lean
     assert follow_up in ("question", "with_history")
     assert ("When does it expire?" in query) == (follow_up == "with_history")
+
+
+async def test_how_long_after_an_export_question_quotes_the_export_time(demo_project):
+    export, how_long = await conversation(
+        demo_project, "", "How do I export my data?", "How long does it take?"
+    )
+    assert export[-1]["refused"] is False
+    text = "".join(f["text"] for f in how_long if f["type"] == "token")
+    assert how_long[-1]["refused"] is False
+    assert "up to an hour" in text
+    assert "ZIP of JSON files" not in text  # the previous answer is not given again
+    assert "How long an export takes" in top_source(how_long)
+
+
+async def test_how_long_after_a_refund_answer_quotes_the_days_not_the_whole_answer(demo_project):
+    refund, how_long = await conversation(
+        demo_project, BILLING, "How do I get a refund?", "How long does it take?"
+    )
+    text = "".join(f["text"] for f in how_long if f["type"] == "token")
+    assert how_long[-1]["refused"] is False
+    assert "5 to 10 business days" in text
+    assert "Request refund" not in text and "within 30 days of the charge" not in text
+
+
+async def test_an_unrelated_request_leaning_on_the_previous_question_is_still_refused(
+    demo_project,
+):
+    *_, poem = await conversation(
+        demo_project, "", "How do I export my data?", "Write me a poem about it"
+    )
+    assert poem[-1]["refused"] is True

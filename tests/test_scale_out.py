@@ -1,8 +1,9 @@
 """The README's scale-out walk-through, run for real on this machine: PostgreSQL (a database of
 its own), Redis (a db and key prefix of their own), a `chroma run` server, a Celery worker and
 beat, and two daphne web processes, each a process of its own. Both web processes answer
-(REST and a WebSocket conversation), a sync the worker runs reaches both, then everything is
-stopped and dropped. Runs on the PostgreSQL + Redis pass."""
+(REST, a WebSocket conversation, and an MCP conversation asked of one and followed up on the
+other), a sync the worker runs reaches both, then everything is stopped and dropped. Runs on
+the PostgreSQL + Redis pass."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pytest
 import websockets
 
 from tests.ingestion.processes import REPO, environment, free_port, manage, start_chroma, stop
+from tests.test_mcp import run as run_mcp
 
 pytestmark = pytest.mark.skipif(
     not (os.environ.get("DATABASE_URL", "").startswith("postgres") and os.environ.get("REDIS_URL")),
@@ -143,6 +145,24 @@ def test_two_web_processes_a_worker_and_beat_share_one_index(scale_out) -> None:
     assert [t[-1]["type"] for t in turns] == ["done", "done"]
     assert turns[0][-1]["conversation_id"] == turns[1][-1]["conversation_id"]
     assert not turns[0][-1]["refused"]
+
+    # An AI tool's conversation over MCP (stateless, under daphne, which runs no ASGI lifespan)
+    # spans both web processes: asked on the first, followed up on the second.
+    secret = manage(env, "project_key", "--project", "Demo", "--rotate").strip()
+
+    def mcp_ask(url: str, arguments: dict) -> dict:
+        async def session(client) -> dict:  # noqa: ANN001
+            return (await client.call_tool("ask", arguments)).structured_content
+
+        return run_mcp(url, secret, session)
+
+    first_turn = mcp_ask(first, {"question": "How do I get my money back?"})
+    follow_up = mcp_ask(
+        second,
+        {"question": "How long does it take?", "conversation_id": first_turn["conversation_id"]},
+    )
+    assert not first_turn["refused"] and "refund" in first_turn["answer"].lower()
+    assert follow_up["conversation_id"] == first_turn["conversation_id"]
 
     # A source synced by the worker (not by a web process) reaches both web processes.
     assert ask(first, key, "Do you offer a student discount?")["refused"]

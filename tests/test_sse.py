@@ -108,6 +108,9 @@ async def get_from(address, path):  # noqa: ANN001, ANN201
         message = await communicator.receive_output(timeout=60)
         body += message.get("body", b"")
         if not message.get("more_body"):
+            # Let the application finish (Django closes its database connections after the
+            # response): cut off, it would leave them open and the test database undroppable.
+            await communicator.wait(timeout=60)
             return start["status"], body
 
 

@@ -13,13 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assistant.api_errors import INTAKE_ERRORS, ApiError, error_responses
-from assistant.ask import intake, services
+from assistant.ask import intake, search, services
 from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
 from assistant.ask.selectors import suggested_questions
 from assistant.models import Interaction
 from assistant.rag.types import Question
-from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, search_scope
 
 
 def body_of(request: Request) -> Mapping[str, Any]:
@@ -60,6 +58,12 @@ class SourceOutput(serializers.Serializer):
     relevance = serializers.FloatField(allow_null=True)
 
 
+class RelatedOutput(serializers.Serializer):
+    title = serializers.CharField()
+    url = serializers.CharField()
+    relevance = serializers.FloatField()
+
+
 class AskApi(APIView):
     @extend_schema_serializer(component_name="AskRequest")
     class InputSerializer(QuestionInput):
@@ -85,6 +89,11 @@ class AskApi(APIView):
         fallback = serializers.CharField(
             help_text="Why the project's generator did not answer (its server was unavailable), "
             "or empty."
+        )
+        related = RelatedOutput(
+            many=True,
+            help_text="With a refusal: up to 3 nearest pages on the project's subject (\"These "
+            'pages may help"), never an answer; empty otherwise.',
         )
 
     @door_schema(InputSerializer, OutputSerializer)
@@ -130,11 +139,10 @@ class RetrieveApi(APIView):
         project = intake.authorise(caller)
         asked = intake.retrieve_request(body_of(request), project=project, caller=caller)
         try:
-            scope = search_scope(project_id=project.id)
-            runtime.index_seen(project_id=project.id, stamp=scope.stamp)
-            retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
-            retrieval = retriever.retrieve(
-                Question(asked.question, asked.topic), asked.settings, scope.where
+            retrieval = search.retrieve(
+                project=project,
+                question=Question(asked.question, asked.topic),
+                settings=asked.settings,
             )
         except Exception as exc:
             raise ApiError(

@@ -1,5 +1,5 @@
 """The one intake every door hands its raw input to: REST, server-sent events, the WebSocket,
-the SMS webhook, the console sandbox and `manage.py ask`.
+the SMS webhook, the console sandbox, `manage.py ask` and the MCP server for AI tools.
 
 It parses (size and depth limits, valid Unicode, no NUL), validates (each field's limits are
 written here once), authorises (public key + allowed Origin, or the secret key), rate-limits
@@ -7,7 +7,7 @@ written here once), authorises (public key + allowed Origin, or the secret key),
 conversation, and builds the pipeline `Settings` from the project. It returns a typed request
 or raises `IntakeError`; each transport only translates that error into its own shape (a JSON
 4xx body, an SSE 4xx before the stream, a WebSocket error frame or close code, TwiML, a form
-error, a CommandError), so the same bad input gets the same code at every door.
+error, a CommandError, an MCP tool error), so the same bad input gets the same code at every door.
 """
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings as django_settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 
 from assistant.ask import ratelimits
 from assistant.ask.selectors import conversation_exists, conversation_history, project_by_key
 from assistant.errors import IntakeError
+from assistant.links import UnsafeUrl, http_url
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
 from assistant.rag.types import Settings, Turn
@@ -244,6 +247,31 @@ def authorise_server(caller: Caller) -> Project:
     return project
 
 
+def authorise_mcp(caller: Caller) -> Project:
+    """AI tools (MCP clients) name no public key: their Bearer secret key alone picks the
+    project. A browser-based client must also come from one of the project's origins."""
+    project = _project_by_secret_key(caller.bearer)
+    if project is None:
+        raise IntakeError(
+            "secret_key_required",
+            "Authenticate with the project's secret key: Authorization: Bearer sk_...",
+            401,
+        )
+    if caller.origin and not project.allows_origin(caller.origin):
+        raise IntakeError(
+            "origin_not_allowed", f"Origin {caller.origin} is not allowed for this project.", 403
+        )
+    return project
+
+
+def _project_by_secret_key(candidate: str) -> Project | None:
+    """The project whose secret key this is; with the comparisons above, the only place a
+    secret key is checked."""
+    if not candidate.startswith("sk_"):
+        return None
+    return Project.objects.filter(secret_key=candidate).first()
+
+
 # --- Requests ------------------------------------------------------------------------------
 
 
@@ -343,6 +371,61 @@ def retrieve_request(
             rerank=rerank,
         ),
     )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffRequest:
+    """ "Ask a person": a conversation the server issued, to hand over to support."""
+
+    project: Project
+    conversation_id: str
+    email: str = ""
+    page_url: str = ""
+    message: str = ""
+
+
+MAX_HANDOFF_MESSAGE_CHARS = 1000
+NO_CONTACT_SUPPORT = "This assistant has no way to reach a person set up."
+
+
+def handoff_request(data: Mapping[str, Any], *, project: Project, caller: Caller) -> HandoffRequest:
+    """Validate a handoff like every other request: the project must offer one, the
+    conversation must be one the server issued to this project, the e-mail and page URL must
+    be what they say; then it is counted against its own (low) rate limits."""
+    if not project.contact_support:
+        raise IntakeError("no_contact_support", NO_CONTACT_SUPPORT, 404)
+    conversation_id, email, page_url, message = fields_of(
+        data, conversation_field, email_field, page_url_field,
+        lambda d: text_field(d, "message", max_chars=MAX_HANDOFF_MESSAGE_CHARS),
+    )  # fmt: skip
+    if not conversation_id or not conversation_exists(
+        project=project, conversation_id=conversation_id
+    ):
+        raise IntakeError(
+            "unknown_conversation", UNKNOWN_CONVERSATION, 400, {"conversation_id": ["Unknown."]}
+        )
+    limit("handoff", client=caller.client, conversation_id=conversation_id)
+    return HandoffRequest(
+        project=project, conversation_id=conversation_id, email=email, page_url=page_url,
+        message=message,
+    )  # fmt: skip
+
+
+def email_field(data: Mapping[str, Any]) -> str:
+    email = text_field(data, "email", max_chars=254)
+    try:
+        if email:
+            validate_email(email)
+    except ValidationError:
+        raise _field_error("email", "Enter an e-mail address like you@example.com.") from None
+    return email
+
+
+def page_url_field(data: Mapping[str, Any]) -> str:
+    try:
+        return http_url(text_field(data, "page_url", max_chars=2000))
+    except UnsafeUrl as error:
+        raise _field_error("page_url", str(error)) from None
 
 
 def limit(kind: str, *, client: str = "", conversation_id: str = "", sender: str = "") -> None:

@@ -11,7 +11,8 @@ from assistant.api_errors import ERROR_SCHEMA, INTAKE_ERRORS, WHEN
 FRAMES = (
     "Server-sent events, one per frame, each named after its type: `sources` "
     "({sources: [{n, title, url, relevance}]}), `token`s ({text}), then `done` ({answer_id, "
-    "conversation_id, refused, truncated, timings_ms, generator, fallback}) or `error` "
+    "conversation_id, refused, truncated, timings_ms, generator, fallback, related: [{title, "
+    "url, relevance}], ask_a_person: {via, url} or null}) or `error` "
     "({code, message}). The data line of each event is the frame as JSON."
 )
 

@@ -23,12 +23,14 @@ logger = logging.getLogger(__name__)
 RATE_LIMITED = "Too many questions at once. Please wait a minute and ask again."
 FEEDBACK_RATE_LIMITED = "Too much feedback at once. Please wait a minute."
 SMS_RATE_LIMITED = "Too many messages at once. Please wait a few minutes and text again."
+HANDOFF_RATE_LIMITED = "This conversation was just sent to a person. Please wait for their reply."
 
 MESSAGES = {
     "ask": RATE_LIMITED,
     "retrieve": RATE_LIMITED,
     "feedback": FEEDBACK_RATE_LIMITED,
     "sms": SMS_RATE_LIMITED,
+    "handoff": HANDOFF_RATE_LIMITED,
 }
 #: Which counters a kind of request is counted against, and the setting that holds each rate.
 RULES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -39,6 +41,10 @@ RULES: dict[str, tuple[tuple[str, str], ...]] = {
     "retrieve": (("client", "ASKDOCS_RATE_RETRIEVE_PER_CLIENT"),),
     "feedback": (("client", "ASKDOCS_RATE_FEEDBACK_PER_CLIENT"),),
     "sms": (("sender", "ASKDOCS_RATE_SMS_PER_SENDER"),),
+    "handoff": (
+        ("client", "ASKDOCS_RATE_HANDOFF_PER_CLIENT"),
+        ("conversation", "ASKDOCS_RATE_HANDOFF_PER_CONVERSATION"),
+    ),
 }
 _UNITS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
 

@@ -15,6 +15,7 @@ from assistant.rag.answerability import Verdict
 from assistant.rag.answering import Answer, is_refusal
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
+from assistant.rag.related import related_pages
 from assistant.rag.types import SORRY, Question, Retrieval, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id, search_scope
@@ -44,6 +45,8 @@ class AskResult:
     conversation_id: str = ""
     generator: str = ""
     fallback: str = ""
+    #: With a refusal: the nearest pages ("These pages may help"), never the answer.
+    related: list[dict[str, Any]] = field(default_factory=list)
 
 
 def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
@@ -169,6 +172,7 @@ def ask_stream(
             "timings_ms": interaction.latency_ms,
             "generator": interaction.generator,
             "fallback": interaction.fallback,
+            "related": interaction.related,
         },
     )
 
@@ -216,6 +220,7 @@ def _memory_command(
             "timings_ms": interaction.latency_ms,
             "generator": interaction.generator,
             "fallback": "",
+            "related": [],
         },
     )
 
@@ -236,6 +241,7 @@ def ask(**kwargs: Any) -> AskResult:
             result.latency_ms = event.data["timings_ms"]
             result.generator = event.data["generator"]
             result.fallback = event.data["fallback"]
+            result.related = event.data["related"]
         elif event.kind == "error":
             result.error = event.data["code"]
             result.answer = event.data["message"]
@@ -258,12 +264,15 @@ class _Log:
     latency: dict[str, float] = field(default_factory=dict)
     memory: list[dict[str, Any]] = field(default_factory=list)
     generator: str = ""
+    #: A search that writes no answer (assistant/ask/search.py): refused when nothing is kept.
+    retrieval: Retrieval | None = None
 
     def save(self, elapsed: float) -> Interaction:
-        retrieval = self.answer.retrieval if self.answer else None
-        refused = self.answer is not None and (
-            self.answer.refused_before_generation or is_refusal(self.text)
-        )
+        retrieval = self.answer.retrieval if self.answer else self.retrieval
+        if self.answer is not None:
+            refused = self.answer.refused_before_generation or is_refusal(self.text)
+        else:
+            refused = self.retrieval is not None and not self.retrieval.kept
         latency = {**(retrieval.timings_ms if retrieval else {}), **self.latency}
         latency["total_ms"] = _ms(elapsed)
         return Interaction.objects.create(
@@ -286,6 +295,7 @@ class _Log:
                 for c in (retrieval.candidates if retrieval else [])
             ],
             sources=sources_of(retrieval) if retrieval and not refused else [],
+            related=[page.as_dict() for page in related_pages(retrieval)] if refused else [],
             best_relevance=retrieval.best_relevance if retrieval else None,
             kept_count=len(retrieval.kept) if retrieval else 0,
             answer=SORRY if refused and not self.text else self.text,

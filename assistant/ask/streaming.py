@@ -66,7 +66,17 @@ async def answer_frames(
         frame: Frame = {"type": event.kind, **event.data}
         if event.kind == "done":
             frame["conversation_id"] = request.conversation_id
+            frame["ask_a_person"] = ask_a_person(request)
         yield frame
+
+
+def ask_a_person(request: AskRequest) -> dict[str, str] | None:
+    """What the widget's "Ask a person" does for this project (None: it is not offered)."""
+    project = request.project
+    if not project.contact_support:
+        return None
+    link = project.contact_support == project.ContactSupport.LINK
+    return {"via": project.contact_support, "url": project.contact_support_target if link else ""}
 
 
 class _Pace:

@@ -8,6 +8,9 @@ from django.conf import settings
 from assistant.ask import intake
 from assistant.errors import IntakeError
 
+#: The widget's conversations carry their last five exchanges; a replay needs no more.
+MAX_EARLIER_QUESTIONS = 5
+
 
 class SandboxForm(forms.Form):
     """The question and topic follow the intake's rules, like every other door; the form only
@@ -18,15 +21,29 @@ class SandboxForm(forms.Form):
     topic = forms.CharField(required=False, strip=False)
     threshold = forms.FloatField(min_value=0.0, max_value=1.0, required=False)
     previous = forms.CharField(
-        required=False, max_length=settings.ASKDOCS_MAX_QUESTION_CHARS, strip=True,
-        label="Previous question",
-        help_text="Optional: replay a conversation, as if this had been asked just before.",
+        required=False, strip=True, label="Earlier questions",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="Optional: replay a conversation, one earlier question per line, oldest first.",
     )  # fmt: skip
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for name in ("question", "topic"):
             self.fields[name].validators = []  # CharField's NUL check: the intake has its own
+
+    def clean_previous(self) -> list[str]:
+        lines = [" ".join(line.split()) for line in self.cleaned_data["previous"].splitlines()]
+        earlier = [line for line in lines if line]
+        if len(earlier) > MAX_EARLIER_QUESTIONS:
+            raise forms.ValidationError(
+                f"At most {MAX_EARLIER_QUESTIONS} earlier questions.", code="too_many"
+            )
+        limit = settings.ASKDOCS_MAX_QUESTION_CHARS
+        if any(len(line) > limit for line in earlier):
+            raise forms.ValidationError(
+                f"Each earlier question has at most {limit} characters.", code="too_long"
+            )
+        return earlier
 
     def clean_question(self) -> str:
         return self._through_intake(intake.question_field)

@@ -9,7 +9,7 @@ from assistant.rag.types import RERANK_MS_PER_CHUNK
 class OriginsField(forms.CharField):
     """One origin per line in a textarea; a list of normalised origins out."""
 
-    widget = forms.Textarea(attrs={"rows": 3, "placeholder": "https://app.example.com"})
+    widget = forms.Textarea(attrs={"rows": 5, "placeholder": "https://app.example.com"})
 
     def prepare_value(self, value: object) -> object:
         return "\n".join(value) if isinstance(value, list) else value
@@ -39,7 +39,7 @@ class ProjectForm(forms.ModelForm):
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
             "generator", "check_llm_answers", "memory_threshold", "memory_learns_statements",
-            "sms_number",
+            "sms_number", "contact_support", "contact_support_target",
         ]  # fmt: skip
         labels = {
             "num_candidates": "Candidates",
@@ -75,3 +75,41 @@ class ProjectCreateForm(forms.ModelForm):
     class Meta:
         model = Project
         fields = ["name", "allowed_origins"]
+
+
+#: widget.js's own colour: a colour picker always sends one, and this one needs no attribute.
+WIDGET_COLOR = "#3b5bdb"
+
+
+class WidgetPreviewForm(forms.Form):
+    """How the widget looks and what it starts with on a page: the script tag's optional
+    attributes (widget.js reads them; nothing is stored)."""
+
+    DEFAULTS = {"position": "right", "color": WIDGET_COLOR}
+
+    title = forms.CharField(max_length=60, required=False, help_text='Default: "Ask AI".')
+    color = forms.RegexField(
+        regex=r"^#[0-9a-fA-F]{6}$", required=False, widget=forms.TextInput(attrs={"type": "color"}),
+        error_messages={"invalid": "Pick a colour like #3b5bdb."},
+    )  # fmt: skip
+    position = forms.ChoiceField(choices=[("right", "Bottom right"), ("left", "Bottom left")])
+    topic = forms.CharField(
+        max_length=200, required=False, help_text="What the page is about (Billing)."
+    )
+    question = forms.CharField(
+        max_length=200, required=False, label="Suggested question",
+        help_text="Offered when the panel opens.",
+    )  # fmt: skip
+
+    def attributes(self) -> list[tuple[str, str]]:
+        """The data- attributes to add to the script tag, in a fixed order (valid forms only)."""
+        data = self.cleaned_data
+        color = (data.get("color") or "").lower()
+        chosen = [
+            ("data-topic", data.get("topic") or ""),
+            ("data-question", data.get("question") or ""),
+            ("data-title", data.get("title") or ""),
+            ("data-color", "" if color == WIDGET_COLOR else color),
+            ("data-position", "left" if data.get("position") == "left" else ""),
+        ]
+        return [(name, value) for name, value in chosen if value]

@@ -6,7 +6,11 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.db import transaction
 
 from assistant.console.access import show_once, shown_once
+from assistant.memory.services import memory_erase_project
 from assistant.models import Project, new_public_key, new_secret_key
+from ingestion.console.services import SourceBusy, source_delete
+from ingestion.models import Document, Source
+from ingestion.sync import runs_settle
 
 #: Session key of the secret keys waiting to be shown once, by project pk.
 
@@ -44,3 +48,35 @@ def secret_shown_once(*, session: SessionBase, project: Project) -> str | None:
     secret = shown_once(session, "project-secret", project.pk)
     # A key rotated again since it was stored is not the one to show.
     return secret if secret == project.secret_key else None
+
+
+@transaction.atomic
+def project_llms_txt_publish(*, project: Project, enabled: bool) -> None:
+    """Serve the project's llms.txt and llms-full.txt publicly, or stop."""
+    project.llms_txt_enabled = enabled
+    project.save(update_fields=["llms_txt_enabled"])
+
+
+def project_counts(*, project: Project) -> dict[str, int]:
+    """What deleting the project removes, for its confirmation page."""
+    return {
+        "sources": Source.objects.filter(project=project).count(),
+        "documents": Document.objects.filter(source__project=project).count(),
+        "questions": project.interactions.count(),
+        "facts": project.user_facts.count(),
+    }
+
+
+def project_delete(*, project: Project) -> None:
+    """Delete a project with everything it holds: each source with its documents and vectors
+    (SourceBusy, before anything of the project goes, when one is syncing), the facts users
+    asked it to remember with their vectors, then the project row, whose deletion takes the
+    interaction log, votes and SMS conversations with it."""
+    sources = list(Source.objects.filter(project=project))
+    busy = [source.name for source in sources if runs_settle(source=source)]
+    if busy:
+        raise SourceBusy(f"{busy[0]} is syncing; delete the project when it has finished.")
+    for source in sources:
+        source_delete(source=source)
+    memory_erase_project(project=project)
+    project.delete()

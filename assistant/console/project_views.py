@@ -8,18 +8,24 @@ from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
-from assistant.console.project_forms import ProjectCreateForm, ProjectForm
+from assistant.console.project_forms import ProjectCreateForm, ProjectForm, WidgetPreviewForm
 from assistant.console.project_services import (
+    project_counts,
     project_create,
+    project_delete,
     project_key_rotate,
     project_secret_rotate,
     secret_shown_once,
     secret_to_show_once,
 )
 from assistant.models import Project
+from ingestion.console.services import SourceBusy
 
 
 def _projects_page(request: HttpRequest, form: ProjectCreateForm) -> TemplateResponse:
@@ -98,3 +104,48 @@ def project_rotate_secret(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         )
     messages.success(request, "New secret key issued. Update it on your servers.")
     return redirect("console-project", pk=project.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def project_remove(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET asks for confirmation (what will go); POST deletes."""
+    project = get_object_or_404(Project, pk=pk)
+    if request.method == "POST":
+        name = project.name
+        try:
+            project_delete(project=project)
+        except SourceBusy as error:
+            messages.error(request, str(error))
+            return redirect("console-project", pk=pk)
+        messages.success(request, f"Deleted project {name} and everything it held.")
+        return redirect(reverse("console-projects"))
+    context = console_context(request, "projects")
+    context.update(project=project, counts=project_counts(project=project))
+    return TemplateResponse(request, "console/project_delete.html", context)
+
+
+@require_GET
+@staff_required
+def project_preview(request: HttpRequest, pk: int) -> HttpResponse:
+    """The widget on this page with the chosen look, and the script tag that makes it."""
+    project = get_object_or_404(Project, pk=pk)
+    form = WidgetPreviewForm(request.GET or WidgetPreviewForm.DEFAULTS)
+    attributes = form.attributes() if form.is_valid() else []
+    here = f"{request.scheme}://{request.get_host()}"
+    context = console_context(request, "projects")
+    context.update(
+        project=project,
+        form=form,
+        attributes=attributes,
+        widget_url=here + static("widget/widget.js"),
+        snippet=format_html(
+            '<script src="{}" data-project="{}"{} async></script>',
+            here + static("widget/widget.js"),
+            project.public_key,
+            format_html_join("", ' {}="{}"', attributes),
+        ),
+        origin_allowed=project.allows_origin(here),
+        here=here,
+    )
+    return TemplateResponse(request, "console/project_preview.html", context)

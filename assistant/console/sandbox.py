@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -18,7 +18,9 @@ from assistant.ask.intake import settings_for
 from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
+from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
+from assistant.rag.related import RelatedPage, related_pages
 from assistant.rag.types import Prompt, Question, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id, search_scope
@@ -60,10 +62,18 @@ class SandboxRun:
     answerability: dict[str, object] = field(default_factory=dict)
     #: Which form of the query won: "question", or "with_history" for a follow-up.
     query_form: str = "question"
+    #: With a refusal: the pages the visitor is offered under it ("These pages may help").
+    related: list[RelatedPage] = field(default_factory=list)
 
     @property
     def kept_count(self) -> int:
         return sum(1 for c in self.candidates if c.kept)
+
+    @property
+    def quoted(self) -> bool:
+        """The extractive answerer wrote the answer: it quotes the kept passages, and no
+        model reads a prompt."""
+        return self.generator == ExtractiveGenerator.id
 
     @property
     def answer_html(self) -> str:
@@ -82,12 +92,12 @@ def sandbox_run(
     topic: str,
     threshold: float,
     stream: bool = False,
-    previous: str = "",
+    previous: Sequence[str] = (),
 ) -> SandboxRun:
-    """`previous`: an earlier question of the conversation to replay (as the widget sends it,
-    a user turn of the history)."""
+    """`previous`: the earlier questions of a conversation to replay, oldest first (user turns
+    of the history, as the log gives them to a follow-up)."""
     settings = settings_for(project, threshold=threshold)
-    history = (Turn("user", previous.strip()),) if previous.strip() else ()
+    history = tuple(Turn("user", text.strip()) for text in previous if text.strip())
     asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
         pipeline = runtime.pipeline(
@@ -151,6 +161,7 @@ def sandbox_run(
         stream_token=token,
         answerability=verdict_log(answer.verdict),
         query_form=retrieval.query_form,
+        related=related_pages(retrieval) if answer.refused_before_generation else [],
     )
 
 

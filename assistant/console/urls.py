@@ -3,7 +3,13 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from assistant.console import project_views, sandbox_stream, views
+from assistant.console import (
+    connect_views,
+    handoff_views,
+    project_views,
+    sandbox_stream,
+    views,
+)
 
 urlpatterns = [
     path("", views.console_home, name="console-home"),
@@ -25,6 +31,7 @@ urlpatterns = [
     ),
     path("", include("feedback.console.urls")),
     path("", include("ingestion.console.urls")),
+    path("handoffs/", handoff_views.handoff_list, name="console-handoffs"),
     path("projects/", project_views.project_list, name="console-projects"),
     path("projects/new/", project_views.project_new, name="console-project-new"),
     path("projects/<int:pk>/", project_views.project_detail, name="console-project"),
@@ -33,7 +40,19 @@ urlpatterns = [
         project_views.project_rotate_secret,
         name="console-project-rotate-secret",
     ),
+    path("projects/<int:pk>/widget/", project_views.project_preview, name="console-project-widget"),
+    path("projects/<int:pk>/delete/", project_views.project_remove, name="console-project-delete"),
     path(
         "projects/<int:pk>/rotate-key/", project_views.project_rotate, name="console-project-rotate"
+    ),
+    path(
+        "projects/<int:pk>/connect/",
+        connect_views.project_connect,
+        name="console-project-connect",
+    ),
+    path(
+        "projects/<int:pk>/llms-txt/",
+        connect_views.project_llms_txt,
+        name="console-project-llms-txt",
     ),
 ]

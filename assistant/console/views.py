@@ -15,7 +15,8 @@ from assistant.console.sandbox import sandbox_run
 @require_GET
 @staff_required
 def console_home(request: HttpRequest) -> HttpResponse:
-    return redirect("console-sandbox")
+    """A login lands here: on the overview of the project."""
+    return redirect("console-overview")
 
 
 @require_GET

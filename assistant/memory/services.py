@@ -194,3 +194,11 @@ def memory_learn(*, project: Project, user_key: str, facts: list[str]) -> None:
             memory_remember(project=project, user_key=user_key, text=text)
         except FactRefused:
             continue
+
+
+def memory_erase_project(*, project: Project) -> int:
+    """Delete everything remembered in one project, vectors first (the project is going)."""
+    store = runtime.memory_store()
+    store.delete(sorted(store.ids({"project_id": project.id})))
+    deleted, _ = UserFact.objects.filter(project=project).delete()
+    return deleted

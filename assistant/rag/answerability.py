@@ -27,6 +27,7 @@ from pathlib import Path
 from assistant.rag.extractive import (
     MAX_PASSAGES,
     SentenceScorer,
+    asked,
     in_context,
     sentence_query,
     units_of,
@@ -120,7 +121,7 @@ class Answerability:
         units = units_of(kept)
         scores = self.scorer(sentence_query(question), in_context(units, kept))
         best = max(range(len(units)), key=lambda i: scores[i])
-        words = content_words(question.text)
+        words = content_words(asked(question))
         features = {
             "sentence_logit": logit(scores[best]),
             "passage_logit": logit(kept[0].relevance if kept[0].relevance is not None else 0.5),

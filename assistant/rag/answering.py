@@ -5,12 +5,13 @@ answer falls back to quoting the passages, so a user whose passages were found s
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.rag.answerability import Answerability, Verdict
 from assistant.rag.ports import Generator, GeneratorUnavailable, Retrieves
 from assistant.rag.prompting import build_prompt
+from assistant.rag.retrieval import previous_question
 from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings
 
 
@@ -62,6 +63,8 @@ class Pipeline:
 
     def respond(self, question: Question, retrieval: Retrieval) -> Answer:
         """Everything after retrieval (the evaluation runner calls it with its own)."""
+        if retrieval.query_form == "with_history":
+            question = replace(question, leans_on=previous_question(question))
         kept = retrieval.kept
         if not kept:
             # Nothing relevant: say so plainly and never ask a generator to improvise.
@@ -70,6 +73,9 @@ class Pipeline:
         if self.answerability is not None:
             verdict = self.answerability.judge(question, kept)
             retrieval.timings_ms["answerability_ms"] = verdict.ms
+            if retrieval.alternative is not None:
+                question, retrieval, verdict = self._better_form(question, retrieval, verdict)
+                kept = retrieval.kept
             if not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
@@ -80,6 +86,30 @@ class Pipeline:
             tokens = self._or_fallback(answer, question, kept, prompt, tokens, self.fallback)
         answer.tokens = tokens
         return answer
+
+    def _better_form(
+        self, question: Question, retrieval: Retrieval, verdict: Verdict
+    ) -> tuple[Question, Retrieval, Verdict]:
+        """A follow-up that points back at the previous question found passages both as asked
+        and joined to it, and the joined form's passages still fit it as asked
+        (retrieval.FOLLOW_UP_FLOOR keeps unrelated requests out). The joined form is what it
+        means, so it is answered from whenever the check finds it answerable: "How long does
+        it take?" as asked finds a delivery-times page first and none of its words in the
+        export-time sentence (0.12); joined to "How do I export my data?", 0.81. Judged by
+        score alone, the question as asked would mostly win: with the page topic a vague
+        question finds a general passage of the right area with high relevance (Ray follow-ups:
+        median 0.994 as asked, 0.955 joined), while the joined form finds its gold section
+        more often (34 of 77 in the top five, against 26)."""
+        joined = retrieval.alternative
+        assert joined is not None and self.answerability is not None
+        leaning = replace(question, leans_on=previous_question(question))
+        other = self.answerability.judge(leaning, joined.kept)
+        spent = round(verdict.ms + other.ms, 2)
+        joined.timings_ms = {**retrieval.timings_ms, "answerability_ms": spent}
+        retrieval.timings_ms["answerability_ms"] = spent
+        if other.answerable:
+            return leaning, joined, other
+        return question, retrieval, verdict
 
     @staticmethod
     def _or_fallback(

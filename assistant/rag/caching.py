@@ -22,7 +22,7 @@ from assistant.rag.retrieval import Retriever, follow_up_query, gate, retrieval_
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
-FORMAT = 3
+FORMAT = 4
 
 
 def normalise(query: str) -> str:
@@ -100,10 +100,8 @@ class CachingRetriever:
         stored = self.cache.get(key)
         entry = _entry(stored) if stored is not None else None
         if entry is not None:
-            winner, form, candidates = entry
-            select(candidates, settings)
             timings = {"cache_hit": 1.0, "cache_ms": _ms(started, self.clock())}
-            return Retrieval(winner, candidates, timings_ms=timings, query_form=form)
+            return _restored(entry, settings, timings)
 
         lookup_ms = _ms(started, self.clock())
         retrieval = self.inner.retrieve(question, settings, where)
@@ -128,29 +126,60 @@ def _stored(retrieval: Retrieval) -> dict[str, Any]:
             c.chunk.source_id,
             c.similarity,
             c.relevance,
+            c.chunk.document,
+            c.chunk.ordinal,
         ]
         for c in retrieval.candidates
     ]
-    return {"query": retrieval.query, "form": retrieval.query_form, "candidates": candidates}
+    alternative = retrieval.alternative
+    return {
+        "query": retrieval.query,
+        "form": retrieval.query_form,
+        "candidates": candidates,
+        "alternative": _stored(alternative) if alternative is not None else None,
+    }
 
 
-def _entry(stored: object) -> tuple[str, str, list[Candidate]] | None:
-    """(winning query, its form, candidates); None (a miss) for anything that is not an entry
-    this code wrote."""
+def _restored(
+    entry: tuple[str, str, list[Candidate], object], settings: Settings, timings: dict[str, float]
+) -> Retrieval:
+    winner, form, candidates, alternative = entry
+    select(candidates, settings)
+    retrieval = Retrieval(winner, candidates, timings_ms=timings, query_form=form)
+    other = _entry(alternative) if alternative is not None else None
+    if other is not None:
+        retrieval.alternative = _restored(other, settings, {})
+    return retrieval
+
+
+def _entry(stored: object) -> tuple[str, str, list[Candidate], object] | None:
+    """(winning query, its form, candidates, the stored alternative form or None); None (a
+    miss) for anything that is not an entry this code wrote."""
     if not isinstance(stored, dict) or not isinstance(stored.get("candidates"), list):
         return None
     try:
         candidates = [
             Candidate(
-                Chunk(id=cid, text=text, title=title, url=url, source_id=source_id),
+                Chunk(
+                    id=cid,
+                    text=text,
+                    title=title,
+                    url=url,
+                    source_id=source_id,
+                    document=str(document),
+                    ordinal=int(ordinal),
+                ),
                 similarity=None if similarity is None else float(similarity),
                 relevance=None if relevance is None else float(relevance),
+            )  # fmt: skip
+            for cid, text, title, url, source_id, similarity, relevance, document, ordinal in (
+                stored["candidates"]
             )
-            for cid, text, title, url, source_id, similarity, relevance in stored["candidates"]
         ]
     except (TypeError, ValueError):
         return None
-    return str(stored.get("query", "")), str(stored.get("form", "question")), candidates
+    query, form = str(stored.get("query", "")), str(stored.get("form", "question"))
+    return query, form, candidates, stored.get("alternative")
 
 
 def _ms(start: float, end: float) -> float:

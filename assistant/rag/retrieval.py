@@ -5,6 +5,7 @@ when what it finds still fits the question as asked."""
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -73,6 +74,12 @@ def follow_up_query(question: Question) -> str | None:
     return f"({topic}) {text}" if topic else text
 
 
+def previous_question(question: Question) -> str:
+    """The user's previous question, as the follow-up form joins it ("" when none)."""
+    earlier = [t.content for t in question.history if t.role == "user"]
+    return " ".join(earlier[-1].split()) if earlier else ""
+
+
 def passage_text(chunk: Chunk) -> str:
     """What the embedder and the reranker see of a chunk: its title path, then its text."""
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
@@ -127,27 +134,42 @@ class Retriever:
         embed_ms = _ms(started, self.clock())
         alone = self._rank(texts[0], texts, vectors[: len(texts)], settings, where)
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
-        if follow_up is None or not settings.rerank or alone.kept:
-            # A question that finds its answer as asked keeps it: the previous question only
-            # ever rescues a follow-up that does not stand alone.
+        if follow_up is None or not settings.rerank:
             return alone
-        # The follow-up form searches the question as asked too, so it never loses what the
-        # question finds alone; the cross-encoder reads it with the previous question.
-        searched, searched_vectors = [follow_up, *texts], [vectors[-1], *vectors[: len(texts)]]
-        joined = self._rank(follow_up, searched, searched_vectors, settings, where)
-        if self._fits_the_question(joined, texts[0]):
-            joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
-            joined.query_form = "with_history"
-            return joined
-        return alone
+        # The joined form is searched by itself: what the question finds as asked is the other
+        # form, kept beside it (Retrieval.alternative) or answered from when this one fails.
+        joined = self._rank(follow_up, [follow_up], [vectors[-1]], settings, where)
+        if not self._fits_the_question(joined, texts[0]):
+            return alone
+        joined.query_form = "with_history"
+        if alone.kept:
+            # Both forms pass the gate ("How long does it take?" finds the export-time passage
+            # as asked, but no sentence of it answers without the export): the gate keeps the
+            # question as asked, and the answerability check picks between the two.
+            alone.alternative = joined
+            alone.timings_ms = {
+                **alone.timings_ms,
+                **{f"with_history_{k}": v for k, v in joined.timings_ms.items()},
+            }
+            return alone
+        joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
+        return joined
 
     def _fits_the_question(self, joined: Retrieval, asked: str) -> bool:
-        """What the follow-up form keeps must still speak to the question as asked."""
-        if not joined.kept:
+        """What the follow-up form keeps must still speak to the question as asked. The kept
+        passages are put in the order of both readings (the mean of the logits): joined to
+        "When does it expire?", "How do I revoke one?" finds the expiry passage first, but
+        the revoking one speaks to it as asked."""
+        kept = joined.kept
+        if not kept:
             return False
         started = self.clock()
-        fit = self.reranker.score(asked, [passage_text(c.chunk) for c in joined.kept])
+        fit = self.reranker.score(asked, [passage_text(c.chunk) for c in kept])
         joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
+        both = {
+            id(c): _logit(c.relevance or 0.0) + _logit(f) for c, f in zip(kept, fit, strict=True)
+        }
+        joined.candidates[: len(kept)] = sorted(kept, key=lambda c: -both[id(c)])
         return max(fit) >= FOLLOW_UP_FLOOR
 
     def _rank(
@@ -204,6 +226,11 @@ class Retriever:
                 candidate.kept = True
 
         return Retrieval(query=query, candidates=candidates, timings_ms=timings, searched=texts)
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
 
 
 def _ms(start: float, end: float) -> float:

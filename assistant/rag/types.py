@@ -26,6 +26,10 @@ class Question:
     #: What the user told the assistant earlier that is relevant here (see rag/memory.py).
     #: Reaches the model as a conversation turn pair, never the retrieval query.
     facts: tuple[str, ...] = ()
+    #: The previous question, when this one leans on it and the passages found for the two
+    #: joined are the ones answered from: sentences are then judged against both together
+    #: ("How do I export my data? How long does it take?").
+    leans_on: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +41,10 @@ class Chunk:
     title: str = ""
     url: str = ""
     source_id: int | None = None
+    #: The document the passage was cut from, and its place in it: quoted passages of one
+    #: document are read in its order (install before log in). "" / -1 when unknown.
+    document: str = ""
+    ordinal: int = -1
 
 
 @dataclass(slots=True)
@@ -85,6 +93,10 @@ class Retrieval:
     #: Which form of the query won: "question" (as asked) or "with_history" (a follow-up
     #: joined to the previous question, see retrieval.follow_up_query).
     query_form: str = "question"
+    #: For a follow-up that found passages both as asked and joined to the previous question
+    #: (and the joined form's passages still fit the question as asked): the joined form. The
+    #: answerability check judges both and the better one is answered from (answering.py).
+    alternative: Retrieval | None = None
 
     @property
     def kept(self) -> list[Candidate]:

@@ -15,11 +15,18 @@ from django.utils import timezone
 from assistant.ask.selectors import conversation_history
 from assistant.ask.services import UNAVAILABLE, ask
 from assistant.models import Interaction, Project, SmsMessage
-from assistant.rag.types import SORRY
 from assistant.sms import twilio_rest
 from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
 from assistant.sms.deferral import run_within
-from assistant.sms.text import CLEARED, EMPTY_REPLY, Command, classify, help_text, sms_reply
+from assistant.sms.text import (
+    CLEARED,
+    EMPTY_REPLY,
+    Command,
+    classify,
+    help_text,
+    refusal_reply,
+    sms_reply,
+)
 from assistant.wiring import background
 from assistant.wiring.resilience import describe
 
@@ -102,7 +109,8 @@ def sms_answer(*, message_id: int) -> str:
         if result.error:
             reply = UNAVAILABLE
         elif result.refused or not result.answer.strip():
-            reply = SORRY
+            related = [page["url"] for page in result.related if page["url"]]
+            reply = refusal_reply(related_url=related[0] if related else "")
         else:
             top_url = result.sources[0]["url"] if result.sources else ""
             reply = sms_reply(result.answer, url=top_url)

@@ -8,12 +8,15 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from assistant.rag.types import SORRY
+
 #: The longest reply (two concatenated GSM-7 segments and a bit; Twilio splits and rejoins it).
 SMS_LIMIT = 320
 #: Shorter than this, a cut answer keeps its room for text instead of the source link.
 _MIN_TEXT_BEFORE_LINK = 120
 
 CLEARED = "Conversation cleared. How can I help you?"
+MAY_HELP = "This page may help:"
 EMPTY_REPLY = "Please send your question as text."
 _HELP = (
     "Text a question and I will answer from the {name} documentation. "
@@ -103,3 +106,12 @@ def sms_reply(answer: str, *, url: str = "", limit: int = SMS_LIMIT) -> str:
     if len(text) > limit and room >= _MIN_TEXT_BEFORE_LINK:
         return f"{cut(text, room)} {url}"
     return cut(text, limit)
+
+
+def refusal_reply(*, related_url: str = "", limit: int = SMS_LIMIT) -> str:
+    """The sorry-sentence and, when the refusal has a related page with a link that fits, that
+    one link: a text message has room for one page, not the widget's list of three."""
+    with_link = f"{SORRY} {MAY_HELP} {related_url}"
+    if related_url.startswith(("https://", "http://")) and len(with_link) <= limit:
+        return with_link
+    return SORRY

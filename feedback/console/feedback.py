@@ -13,8 +13,10 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.served_streams import served_iterator
 from feedback import selectors
 from feedback.charts import bar_chart
+from feedback.conversations import sources_seen
 from feedback.forms import FeedbackFilterForm
 
 PAGE_SIZE = 25
@@ -44,6 +46,17 @@ def feedback_page(request: HtmxHttpRequest) -> HttpResponse:
         query.pop("page", None)
         context.update(
             page=page,
+            rows=[
+                (
+                    vote,
+                    sources_seen(
+                        answer=vote.interaction.answer,
+                        sources=vote.interaction.sources,
+                        refused=vote.interaction.refused,
+                    ),
+                )
+                for vote in page
+            ],  # fmt: skip
             query=query.urlencode(),
             by_topic=selectors.thumbs_by_topic(project=project, since=since)[:20],
             rate_chart=bar_chart([(t.key, t.up_rate) for t in by_day], top=1, percent=True),
@@ -66,8 +79,9 @@ def feedback_export(request: HttpRequest) -> HttpResponseBase:
         return TemplateResponse(request, "console/feedback.html", context, status=400)
     rows = selectors.feedback_list(project=project, **(form.filters() if form.is_bound else {}))
     writer = csv.writer(_Echo())
+    lines = (writer.writerow(line) for line in selectors.feedback_csv_rows(rows))
     response = StreamingHttpResponse(
-        (writer.writerow(line) for line in selectors.feedback_csv_rows(rows)),
+        served_iterator(request, lines),
         content_type="text/csv; charset=utf-8",
     )
     stamp = timezone.localdate().isoformat()

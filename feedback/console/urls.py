@@ -2,12 +2,27 @@ from __future__ import annotations
 
 from django.urls import path
 
+from feedback.console import conversations as conversation_views
 from feedback.console import feedback as feedback_views
+from feedback.console import overview as overview_views
 from feedback.console import views
 
 urlpatterns = [
+    path("overview/", overview_views.overview, name="console-overview"),
+    path("conversations/", conversation_views.conversations_page, name="console-conversations"),
+    path(
+        "conversations/view/",
+        conversation_views.conversation_detail,
+        name="console-conversation",
+    ),
     path("metrics/", views.metrics, name="console-metrics"),
     path("blind-spots/", views.blind_spots, name="console-blind-spots"),
+    path("blind-spots/mark/", views.blind_spot_mark, name="console-blind-spot-mark"),
+    path(
+        "blind-spots/marks/<int:pk>/undo/",
+        views.blind_spot_unmark,
+        name="console-blind-spot-unmark",
+    ),
     path("tuner/", views.tuner, name="console-tuner"),
     path("feedback/", feedback_views.feedback_page, name="console-feedback"),
     path("feedback/export.csv", feedback_views.feedback_export, name="console-feedback-export"),

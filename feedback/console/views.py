@@ -5,18 +5,29 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpResponse, QueryDict
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, QueryDict
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
-from feedback import selectors
+from assistant.console.access import (
+    HtmxHttpRequest,
+    chosen_project,
+    console_context,
+    staff_required,
+)
+from assistant.models import Project
+from feedback import selectors, services
 from feedback.blind_spots import blind_spots as blind_spots_report
 from feedback.charts import bar_chart
-from feedback.forms import BlindSpotForm, PeriodForm
-from feedback.tuner import threshold_replay
+from feedback.content_similarity import OFF_TOPIC_SIMILARITY
+from feedback.forms import BlindSpotForm, BlindSpotMarkForm, PeriodForm
+from feedback.tuner import MIN_VOTES, advised_threshold, threshold_replay
 
 
 def _with_default_period(request: HtmxHttpRequest) -> QueryDict:
@@ -93,16 +104,50 @@ def blind_spots(request: HtmxHttpRequest) -> HttpResponse:
     if project is not None and form.is_valid():
         data = form.cleaned_data
         below = project.threshold if data["below"] is None else data["below"]
+        since = timezone.now() - timedelta(days=data["days"])
         context.update(
             below=below,
             days=data["days"],
-            report=blind_spots_report(
-                project=project,
-                since=timezone.now() - timedelta(days=data["days"]),
-                below=below,
-            ),
+            report=blind_spots_report(project=project, since=since, below=below),
+            disliked=selectors.disliked_answers(project=project, since=since),
+            back=request.get_full_path(),
+            off_topic_similarity=OFF_TOPIC_SIMILARITY,
         )
     return _page(request, "console/blind_spots.html", "console/_blind_spots_body.html", context)
+
+
+@require_POST
+@staff_required
+def blind_spot_mark(request: HtmxHttpRequest) -> HttpResponse:
+    """Dismiss or resolve a cluster; back to the page it was marked on."""
+    project = chosen_project(request)
+    form = BlindSpotMarkForm(request.POST)
+    if project is None or not form.is_valid():
+        return HttpResponseBadRequest("This blind spot could not be marked: reload the page.")
+    data = form.cleaned_data
+    mark = services.blind_spot_mark(
+        project=project, topic=data["topic"], question=data["question"], texts=data["text"],
+        state=data["state"], user_id=request.user.pk,
+    )  # fmt: skip
+    messages.success(request, f"“{mark.question}” {mark.get_state_display().lower()}.")
+    return _back(request, project)
+
+
+@require_POST
+@staff_required
+def blind_spot_unmark(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    project = chosen_project(request)
+    if project is None or not services.blind_spot_unmark(project=project, mark_id=pk):
+        raise Http404("No such mark.")
+    messages.success(request, "The blind spot is listed again.")
+    return _back(request, project)
+
+
+def _back(request: HtmxHttpRequest, project: Project) -> HttpResponse:
+    back = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
+        return redirect(back)
+    return redirect(f"{reverse('console-blind-spots')}?project={project.pk}")
 
 
 @require_GET
@@ -121,12 +166,16 @@ def tuner(request: HtmxHttpRequest) -> HttpResponse:
         )
         context.update(
             replays=replays,
+            advice=advised_threshold(replays, current=project.threshold),
+            min_votes=MIN_VOTES,
             days=data["days"],
             answered_chart=bar_chart(
                 [(f"{r.threshold:.1f}", r.answered_share) for r in replays], top=1, percent=True
             ),
             agreement_chart=bar_chart(
-                [(f"{r.threshold:.1f}", r.agreement or 0) for r in replays], top=1, percent=True
+                [(f"{r.threshold:.1f}", r.agreement or 0) for r in replays if r.enough_votes],
+                top=1,
+                percent=True,
             ),
         )
     return _page(request, "console/tuner.html", "console/_tuner_body.html", context)

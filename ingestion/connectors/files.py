@@ -1,6 +1,7 @@
 """Uploaded files: Markdown, HTML, PDF and plain text, and zip archives of them. Each file
-keeps its name as its title. A file that cannot be read (binary content named .md, a PDF over
-the size limit, a zip bomb) is reported against its name; the other files are indexed."""
+keeps its name as its title (an HTML page its <title>, when it has one). A file that cannot be
+read (binary content named .md, a PDF over the size limit, a zip bomb) is reported against its
+name; the other files are indexed."""
 
 from __future__ import annotations
 

@@ -53,8 +53,29 @@
     }
   }
 
+  // The answer on the page was written at the threshold it was asked with: while the slider
+  // is elsewhere it says so, and releasing the slider asks again, so the summary and the
+  // answer always speak of the same threshold.
+  function markStale(threshold) {
+    var card = document.querySelector("[data-answer-threshold]");
+    if (!card) return;
+    var stale = Math.abs(parseFloat(card.getAttribute("data-answer-threshold")) - threshold) > 1e-9;
+    var note = card.querySelector("[data-stale-note]");
+    if (note) note.hidden = !stale;
+    card.classList.toggle("stale", stale);
+  }
+
   document.addEventListener("input", function (event) {
-    if (event.target.matches("[data-threshold-slider]")) refilter(parseFloat(event.target.value));
+    if (!event.target.matches("[data-threshold-slider]")) return;
+    var threshold = parseFloat(event.target.value);
+    refilter(threshold);
+    markStale(threshold);
+  });
+  document.addEventListener("change", function (event) {
+    if (!event.target.matches("[data-threshold-slider]")) return;
+    var form = event.target.form;
+    var asked = form && form.querySelector("[name=question]");
+    if (asked && asked.value.trim() && window.htmx) window.htmx.trigger(form, "submit");
   });
 })();
 
@@ -98,4 +119,34 @@
   }
   document.addEventListener("DOMContentLoaded", function () { scan(document); });
   document.addEventListener("htmx:afterSettle", function (event) { scan(event.target); });
+})();
+
+// Copy buttons: `data-copy` holds the text, `data-copy-from` names the field to copy. The
+// clipboard API needs a secure context (https or localhost); elsewhere the text is selected
+// for the usual keyboard copy.
+(function () {
+  "use strict";
+  function say(button, text) {
+    var status = button.closest("div, section") && button.closest("div, section").querySelector("[data-copy-status]");
+    var label = button.getAttribute("data-label") || button.textContent;
+    button.setAttribute("data-label", label);
+    // One place says it: the status line when the button has one, else the button itself.
+    if (status) status.textContent = text; else button.textContent = text;
+    setTimeout(function () { button.textContent = label; if (status) status.textContent = ""; }, 2000);
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy], [data-copy-from]");
+    if (!button) return;
+    var field = button.hasAttribute("data-copy-from") ? document.querySelector(button.getAttribute("data-copy-from")) : null;
+    var text = field ? field.value : button.getAttribute("data-copy");
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(
+        function () { say(button, "Copied"); },
+        function () { say(button, "Press Ctrl+C to copy"); }
+      );
+    } else {
+      if (field) { field.focus(); field.select(); }
+      say(button, field ? "Selected: press Ctrl+C" : "Copy it by hand");
+    }
+  });
 })();

@@ -4,7 +4,8 @@
  *          data-topic="Billing" data-question="How do I get my money back?" async></script>
  *
  *  Optional: data-title, data-color (#hex), data-position (right | left),
- *  data-transport (auto | ws | sse). JavaScript API: AskAI.open(), AskAI.close(),
+ *  data-transport (auto | ws | sse), data-theme (auto | light | dark).
+ *  JavaScript API: AskAI.open(), AskAI.close(),
  *  AskAI.setTopic(topic, question?), AskAI.ask(question?).
  */
 (function () {
@@ -22,6 +23,7 @@
     color: /^#[0-9a-f]{3,8}$/i.test(data.color || "") ? data.color : "#3b5bdb",
     left: data.position === "left",
     transport: data.transport || "auto",
+    theme: /^(light|dark)$/.test(data.theme || "") ? data.theme : "auto",
     userId: data.userId || "",
     userHash: data.userHash || "",
     http: server.origin,
@@ -85,6 +87,23 @@
     return node;
   }
 
+  // A code block with a Copy button (commands are meant to be pasted, not retyped).
+  function codeBlock(root) {
+    var box = root.appendChild(el("div", "code"));
+    var code = box.appendChild(el("pre")).appendChild(el("code"));
+    var copy = box.appendChild(el("button", "copy", "Copy"));
+    copy.type = "button";
+    copy.setAttribute("aria-label", "Copy code");
+    copy.addEventListener("click", function () {
+      var done = function () {
+        copy.textContent = "Copied";
+        setTimeout(function () { copy.textContent = "Copy"; }, 2000);
+      };
+      if (navigator.clipboard) navigator.clipboard.writeText(code.textContent).then(done, function () {});
+    });
+    return code;
+  }
+
   function markdown(text, sources) {
     citing = sources || [];
     var root = document.createDocumentFragment();
@@ -104,7 +123,7 @@
       }
       if (/^\s*```/.test(line)) {
         flush();
-        code = root.appendChild(el("pre")).appendChild(el("code"));
+        code = codeBlock(root);
       } else if ((m = /^\s*(?:([-*+])|(\d+)[.)])\s+(.*)$/.exec(line))) {
         if (para.length) flush();
         var tag = m[1] ? "ul" : "ol";
@@ -127,46 +146,61 @@
   }
 
   // ---- Look -----------------------------------------------------------------------------------
+  // Colours are variables: the light set here, the dark one for data-theme="dark" and, with
+  // "auto" (the default), for readers whose system prefers dark.
+  var DARK = "--bg:#17191f;--fg:#e6e8ee;--muted:#a3aabb;--line:#3a3f4c;--soft:#262a35;--code:#2b303c;--err:#ff9b9b;--link:#9db4ff;";
   var CSS =
     ":host{all:initial}*{box-sizing:border-box}" +
-    ".w{font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1d2433;position:fixed;bottom:20px;z-index:2147483000;" +
+    ".w{--bg:#fff;--fg:#1d2433;--muted:#5b6478;--line:#d9dce6;--soft:#eef1fb;--code:#eef0f6;--err:#a61e1e;--link:var(--c);" +
+    "font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);position:fixed;bottom:20px;z-index:2147483000;" +
     (cfg.left ? "left:20px" : "right:20px") + "}" +
-    "button,textarea{font:inherit;color:inherit}" +
+    ".w.dark{" + DARK + "}@media (prefers-color-scheme:dark){.w.auto{" + DARK + "}}" +
+    "button,textarea,input{font:inherit;color:inherit}input::placeholder,textarea::placeholder{color:var(--muted)}" +
     ".launch{background:var(--c);color:#fff;border:0;border-radius:999px;padding:12px 20px;font-weight:600;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.2)}" +
     ".panel{position:absolute;bottom:60px;" + (cfg.left ? "left:0" : "right:0") +
-    ";width:380px;max-width:calc(100vw - 24px);height:560px;max-height:calc(100vh - 100px);background:#fff;border:1px solid #d9dce6;border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.22);display:flex;flex-direction:column;overflow:hidden}" +
+    ";width:380px;max-width:calc(100vw - 24px);height:560px;max-height:calc(100vh - 100px);background:var(--bg);border:1px solid var(--line);border-radius:14px;box-shadow:0 12px 40px rgba(0,0,0,.22);display:flex;flex-direction:column;overflow:hidden}" +
     ".panel[hidden],.launch[hidden]{display:none}.open .panel{bottom:0;max-height:calc(100vh - 40px)}" +
     "header{display:flex;align-items:center;gap:8px;padding:12px 14px;background:var(--c);color:#fff}" +
     "h2{font-size:16px;margin:0;flex:1}header small{display:block;font-weight:400;opacity:.85;font-size:12px}" +
     ".new{background:transparent;border:1px solid rgba(255,255,255,.7);color:#fff;font-size:12px;cursor:pointer;padding:3px 8px;border-radius:6px}" +
     ".x{background:transparent;border:0;color:#fff;font-size:22px;line-height:1;cursor:pointer;padding:2px 8px;border-radius:6px}" +
     ".log{flex:1;overflow-y:auto;padding:12px 14px}" +
-    ".q{background:#eef1fb;border-radius:10px;padding:8px 10px;margin:10px 0 6px auto;max-width:90%;width:fit-content;white-space:pre-wrap;overflow-wrap:anywhere}" +
+    ".q{background:var(--soft);border-radius:10px;padding:8px 10px;margin:10px 0 6px auto;max-width:90%;width:fit-content;white-space:pre-wrap;overflow-wrap:anywhere}" +
     ".a{margin:6px 0 14px;overflow-wrap:anywhere}.a p{margin:0 0 8px}.a .heading{font-weight:700}" +
-    ".a ul,.a ol{margin:0 0 8px;padding-left:22px}.a code{background:#eef0f6;border-radius:4px;padding:0 4px;font-size:13px}" +
-    ".a pre{background:#eef0f6;padding:8px;border-radius:6px;overflow-x:auto}.a pre code{padding:0}" +
-    ".a a{color:var(--c)}.refused .md{color:#5b6478;font-style:italic}" +
-    ".src{font-size:13px;margin:6px 0 0;padding-left:20px;color:#5b6478}" +
-    ".cite{font-size:12px;vertical-align:super;text-decoration:none;margin-left:1px}.cite.doc{color:#5b6478;cursor:help}" +
-    ".fb{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-top:6px;font-size:13px;color:#5b6478}" +
-    ".fb button,.retry{background:#fff;border:1px solid #d9dce6;border-radius:8px;padding:3px 10px;cursor:pointer;line-height:0}.retry{line-height:1.5}" +
-    ".hint{color:#5b6478;font-size:14px;margin:4px 0}" +
+    ".a ul,.a ol{margin:0 0 8px;padding-left:22px}.a code{background:var(--code);border-radius:4px;padding:0 4px;font-size:13px}" +
+    ".a .code{position:relative;margin:0 0 8px}.a pre{background:var(--code);padding:30px 8px 8px;border-radius:6px;overflow-x:auto;margin:0}.a pre code{padding:0}" +
+    ".copy{position:absolute;top:4px;right:4px;font-size:12px;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:2px 8px;cursor:pointer}" +
+    ".a a{color:var(--link)}.refused .md{color:var(--muted);font-style:italic}" +
+    ".src{font-size:13px;margin:6px 0 0;padding-left:20px;color:var(--muted)}" +
+    ".related{font-size:13px;margin:6px 0 0}.related p{margin:0;font-weight:600}.related ul{margin:2px 0 0;padding-left:20px}" +
+    ".person{margin-top:8px;font-size:13px}.person form{display:flex;flex-wrap:wrap;gap:6px;align-items:center}" +
+    ".person input{flex:1;min-width:150px;border:1px solid var(--line);border-radius:8px;padding:4px 8px;background:var(--bg)}" +
+    ".person p{margin:0 0 4px;color:var(--muted)}.person .done{color:var(--fg)}" +
+    ".topic{display:flex;align-items:center;gap:8px;margin:14px 0 6px;font-size:12px;color:var(--muted)}.topic:before,.topic:after{content:'';flex:1;border-top:1px solid var(--line)}" +
+    ".cite{font-size:12px;vertical-align:super;text-decoration:none;margin-left:1px}.cite.doc{color:var(--muted);cursor:help}" +
+    ".fb{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin-top:6px;font-size:13px;color:var(--muted)}" +
+    ".fb button,.retry,.person button,.person a.btn{background:var(--bg);border:1px solid var(--line);border-radius:8px;padding:3px 10px;cursor:pointer;line-height:0}.retry,.person button,.person a.btn{line-height:1.5}" +
+    ".person a.btn{display:inline-block;color:var(--fg);text-decoration:none}" +
+    ".hint{color:var(--muted);font-size:14px;margin:4px 0}" +
     ".chips{list-style:none;margin:6px 0 10px;padding:0;display:flex;flex-wrap:wrap;gap:6px}" +
     ".chips[hidden]{display:none}" +
-    ".chip{border:1px solid #c9d0e3;background:#fff;color:#1f2a44;border-radius:999px;" +
+    ".chip{border:1px solid var(--line);background:var(--bg);color:var(--fg);border-radius:999px;" +
     "padding:5px 11px;font:inherit;font-size:13px;cursor:pointer;text-align:left}" +
-    ".chip:hover,.chip:focus-visible{border-color:var(--c);background:#eef1fb}" +
-    ".fb button[aria-pressed=true]{border-color:var(--c);background:#eef1fb}" +
-    ".fb form{display:flex;gap:6px;width:100%;scroll-margin:12px}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid #d9dce6;border-radius:8px;padding:4px 8px}" +
-    ".err{color:#a61e1e;margin:6px 0}.status{min-height:20px;padding:0 14px;font-size:13px;color:#5b6478}" +
-    "form.ask{display:flex;gap:8px;padding:10px 14px 14px;border-top:1px solid #eceef4}" +
-    "form.ask textarea{flex:1;resize:none;border:1px solid #c9cdd9;border-radius:10px;padding:8px 10px;height:44px}" +
-    ".send{background:var(--c);color:#fff;border:0;border-radius:10px;padding:0 16px;font-weight:600;cursor:pointer}" +
+    ".chip:hover,.chip:focus-visible{border-color:var(--c);background:var(--soft)}" +
+    ".fb button[aria-pressed=true]{border-color:var(--c);background:var(--soft)}" +
+    ".fb form{display:flex;gap:6px;width:100%;scroll-margin:12px}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid var(--line);border-radius:8px;padding:4px 8px;background:var(--bg)}" +
+    ".err{color:var(--err);margin:6px 0}.status{min-height:20px;padding:0 14px;font-size:13px;color:var(--muted)}" +
+    "form.ask{display:flex;align-items:flex-end;gap:8px;padding:10px 14px 14px;border-top:1px solid var(--line)}" +
+    "form.ask textarea{flex:1;resize:none;border:1px solid var(--line);border-radius:10px;padding:8px 10px;height:44px;max-height:160px;overflow-y:auto;background:var(--bg)}" +
+    ".send{background:var(--c);color:#fff;border:0;border-radius:10px;padding:0 16px;height:44px;font-weight:600;cursor:pointer}" +
     ".send:disabled{opacity:.5;cursor:default}" +
     ":focus-visible{outline:3px solid #f59f00;outline-offset:2px}" +
     ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}" +
     "@media (max-width:480px){.w{left:8px;right:8px;bottom:8px}.launch{float:right}" +
-    ".panel,.open .panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}}";
+    ".panel,.open .panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}" +
+    // Fingers, not pointers: every control at least 44 by 44 CSS pixels (WCAG 2.5.5).
+    "button,.chip,.person a.btn,.person input{min-height:44px;min-width:44px}.fb button{line-height:0}" +
+    ".copy{top:0;right:0}.a pre{padding-top:50px}}";
 
   // ---- Build ----------------------------------------------------------------------------------
   var host = document.createElement("ask-ai-widget");
@@ -175,7 +209,7 @@
   var shadow = host.attachShadow({ mode: "open" });
   var style = el("style", "", CSS);
   shadow.appendChild(style);
-  var wrap = shadow.appendChild(el("div", "w"));
+  var wrap = shadow.appendChild(el("div", "w " + cfg.theme));
   wrap.style.setProperty("--c", cfg.color);
 
   var launcher = wrap.appendChild(el("button", "launch", cfg.title));
@@ -290,7 +324,7 @@
       close();
     } else if (e.key === "Tab") {
       var items = Array.prototype.filter.call(
-        panel.querySelectorAll("button,textarea,a[href],[tabindex='0']"),
+        panel.querySelectorAll("button,textarea,input,a[href],[tabindex='0']"),
         function (n) { return !n.disabled && n.offsetParent !== null; }
       );
       var first = items[0], last = items[items.length - 1];
@@ -299,6 +333,12 @@
       else if (!e.shiftKey && active === last) { e.preventDefault(); first.focus(); }
     }
   });
+  // The input grows with what is typed, up to about six lines, then scrolls.
+  function fitInput() {
+    input.style.height = "";
+    if (input.scrollHeight > input.clientHeight) input.style.height = Math.min(input.scrollHeight + 2, 160) + "px";
+  }
+  input.addEventListener("input", fitInput);
   input.addEventListener("keydown", function (e) {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
@@ -313,6 +353,7 @@
     var q = input.value.trim();
     if (q && !current) {
       input.value = "";
+      fitInput();
       ask(q);
     }
   }
@@ -320,6 +361,7 @@
   // ---- One answer on screen -------------------------------------------------------------------
   var current = null; // the answer being streamed
   var conversation = null;
+  var person = null; // what "Ask a person" does ({via, url}), from the server's done frames
 
   function Answer(question) {
     this.question = question;
@@ -352,7 +394,9 @@
   };
   Answer.prototype.done = function (f) {
     conversation = f.conversation_id || conversation;
+    if (f.ask_a_person !== undefined) person = f.ask_a_person;
     this.id = f.answer_id;
+    this.related = f.related || [];
     this.show(!!f.refused);
     remember(this);
     finish();
@@ -363,6 +407,8 @@
     this.md.replaceChildren(markdown(this.text || SORRY, this.sources));
     if (refused) {
       this.node.classList.add("refused");
+      this.showRelated();
+      askAPerson(this);
     } else if (this.sources.length) {
       // The sources the answer cites ([n]); all of them when it cites none (an LLM that
       // answered without markers). A passage that was found but not used is not a source.
@@ -379,8 +425,24 @@
     }
     feedbackButtons(this);
   };
+  // Under a refusal: the nearest pages on the subject, never presented as the answer.
+  Answer.prototype.showRelated = function () {
+    var pages = (this.related || []).filter(function (p) { return p && p.url; });
+    if (!pages.length) return;
+    var box = this.node.appendChild(el("div", "related"));
+    var title = box.appendChild(el("p", "", "These pages may help:"));
+    title.id = "askai-rel-" + (this.id || Math.random().toString(36).slice(2));
+    var list = box.appendChild(el("ul"));
+    list.setAttribute("aria-labelledby", title.id);
+    pages.forEach(function (p) {
+      var link = safeLink(p.url, p.title || p.url);
+      if (link) list.appendChild(el("li")).appendChild(link);
+    });
+  };
   Answer.prototype.fail = function (f) {
     var self = this;
+    var words = REFUSED_DOOR[f.code];
+    if (words) f = { code: f.code, message: words, retry: false };
     var line = self.node.appendChild(el("p", "err", f.message || "Something went wrong."));
     line.setAttribute("role", "alert");
     if (f.code === "unknown_conversation") forgetConversation();
@@ -395,6 +457,15 @@
     }
     finish();
   };
+  // A page the project does not let in: retrying cannot help, so say why in words.
+  var REFUSED_DOOR = {
+    origin_not_allowed: "This assistant isn't enabled on this website: its address is not " +
+      "among the project's allowed origins. The site owner can add it in the Ask AI console.",
+    unknown_project: "This assistant's project key is unknown. The site owner needs to check " +
+      "the key in the widget's data-project attribute.",
+  };
+  var CLOSE_CODES = { 4401: "unknown_project", 4403: "origin_not_allowed" };
+
   function finish() {
     current = null;
     send.disabled = false;
@@ -415,13 +486,26 @@
 
   function store() {
     try {
-      sessionStorage.setItem(KEPT, JSON.stringify({ conversation: conversation, messages: kept }));
+      sessionStorage.setItem(KEPT, JSON.stringify({ conversation: conversation, person: person, messages: kept }));
     } catch (e) { /* storage blocked or full: the conversation lives on this page only */ }
   }
   function remember(answer) {
     kept.push({ question: answer.question, text: answer.text, sources: answer.sources,
-      refused: answer.refused, id: answer.id || null });
+      refused: answer.refused, id: answer.id || null, related: answer.related || [], vote: null });
     store();
+  }
+  // A vote survives a reload: the thumbs show what this visitor already said.
+  function rememberVote(answer, vote) {
+    kept.forEach(function (m) { if (m.id && m.id === answer.id) m.vote = vote; });
+    store();
+  }
+  // A change of topic (AskAI.setTopic) in the transcript: what follows starts afresh.
+  function topicBreak(topic) {
+    var line = log.appendChild(el("p", "topic", topic ? "New topic: " + topic : "New topic"));
+    line.setAttribute("role", "separator");
+    line.setAttribute("aria-label", (topic ? "New topic: " + topic : "New topic") +
+      ". Earlier questions are not used for the next answer.");
+    scrollDown();
   }
   function forgetConversation() {
     conversation = null; // the next question starts a new conversation on the server
@@ -432,12 +516,20 @@
     try { saved = JSON.parse(sessionStorage.getItem(KEPT) || "null"); } catch (e) { return; }
     if (!saved || !Array.isArray(saved.messages)) return;
     conversation = typeof saved.conversation === "string" ? saved.conversation : null;
+    person = saved.person && typeof saved.person.via === "string" ? saved.person : null;
     saved.messages.forEach(function (m) {
+      if (m && typeof m.topic === "string") {
+        topicBreak(m.topic);
+        kept.push({ topic: m.topic });
+        return;
+      }
       if (!m || typeof m.question !== "string" || typeof m.text !== "string") return;
       var answer = new Answer(m.question);
       answer.text = m.text;
       answer.sources = Array.isArray(m.sources) ? m.sources : [];
+      answer.related = Array.isArray(m.related) ? m.related : [];
       answer.id = m.id;
+      answer.vote = m.vote === "up" || m.vote === "down" ? m.vote : null;
       answer.show(!!m.refused);
       kept.push(m);
     });
@@ -507,15 +599,84 @@
       b[0].type = "button";
       b[0].appendChild(thumb(b[1] === "down"));
       b[0].setAttribute("aria-label", b[2]);
-      b[0].setAttribute("aria-pressed", "false");
+      b[0].setAttribute("aria-pressed", String(answer.vote === b[1]));
       b[0].addEventListener("click", function () {
         up.setAttribute("aria-pressed", String(b[1] === "up"));
         down.setAttribute("aria-pressed", String(b[1] === "down"));
         postFeedback(answer, b[1]).then(function () {
+          answer.vote = b[1];
+          rememberVote(answer, b[1]);
           note.textContent = b[1] === "down" ? "Thanks. What was missing?" : "Thanks!";
-          if (b[1] === "down") commentBox(answer, bar, note);
+          if (b[1] === "down") {
+            commentBox(answer, bar, note);
+            if (!answer.refused) askAPerson(answer);
+          }
         }, function () { note.textContent = "Could not send your feedback."; });
       });
+    });
+    if (answer.vote) note.textContent = "Thanks for your feedback.";
+  }
+
+  // ---- Ask a person: hand the conversation to the project's support team ---------------------
+  function postHandoff(about, body, keepalive) {
+    body.project = cfg.project;
+    body.conversation_id = about;
+    body.page_url = location.href;
+    return fetch(cfg.http + "/api/v1/handoff", {
+      method: "POST", credentials: "omit", keepalive: !!keepalive,
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    }).then(function (r) {
+      return r.json().then(function (b) {
+        if (!r.ok) throw new Error((b.error && b.error.message) || "Could not reach a person.");
+        return b;
+      });
+    });
+  }
+
+  function askAPerson(answer) {
+    if (!person || !conversation || answer.node.querySelector(".person")) return;
+    var about = conversation; // the conversation of this answer, even after a new topic
+    var box = answer.node.appendChild(el("div", "person"));
+    if (person.via === "link") {
+      // A support page: open it (a real link, so no pop-up blocker stands in the way) and
+      // record the handoff on the way.
+      var link = safeLink(person.url, "Ask a person");
+      if (!link) return box.remove();
+      link.className = "btn";
+      link.addEventListener("click", function () { postHandoff(about, {}, true).catch(function () {}); });
+      return box.appendChild(link);
+    }
+    var start = box.appendChild(el("button", "", "Ask a person"));
+    start.type = "button";
+    start.addEventListener("click", function () {
+      start.remove();
+      var f = box.appendChild(el("form"));
+      f.appendChild(el("p", "", "We'll send this conversation and the address of this page to our support team."));
+      var l = f.appendChild(el("label", "sr", "Your e-mail, so a person can reply (optional)"));
+      var mail = f.appendChild(el("input"));
+      mail.type = "email";
+      mail.id = "askai-mail-" + (answer.id || "x");
+      mail.autocomplete = "email";
+      mail.placeholder = "Your e-mail, so we can reply";
+      mail.maxLength = 254;
+      l.htmlFor = mail.id;
+      var go = f.appendChild(el("button", "", "Send to a person"));
+      go.type = "submit";
+      var said = box.appendChild(el("p", "done"));
+      said.setAttribute("role", "status");
+      f.addEventListener("submit", function (e) {
+        e.preventDefault();
+        go.disabled = true;
+        postHandoff(about, { email: mail.value.trim() }).then(function (b) {
+          f.remove();
+          said.textContent = b.message;
+        }, function (err) {
+          go.disabled = false;
+          said.textContent = err.message;
+        });
+      });
+      mail.focus({ preventScroll: true });
+      f.scrollIntoView({ block: "nearest" });
     });
   }
 
@@ -572,8 +733,15 @@
         try { f = JSON.parse(e.data); } catch (err) { return; }
         if (current && current.via === ws) current.frame(f);
       };
-      ws.onclose = function () {
+      ws.onclose = function (e) {
         clearTimeout(timer);
+        var refusal = CLOSE_CODES[e.code];
+        if (refusal) {
+          // The server let the socket in only to say why it refuses it: no fallback, no retry.
+          socket = socketReady = null;
+          if (current && (current.via === ws || !current.via)) current.fail({ code: refusal });
+          return reject(new Error(refusal));
+        }
         if (!opened) return failed();
         socket = socketReady = null; // the next question reconnects
         if (current && current.via === ws) {
@@ -608,7 +776,8 @@
       setStatus("Thinking\u2026");
       answer.via = ws;
       ws.send(JSON.stringify(frame));
-    }, function () {
+    }, function (e) {
+      if (current !== answer) return; // already told why (a refused origin or key)
       if (cfg.transport === "auto") return askOverHttp(answer, frame);
       answer.fail({ code: "unreachable", message: "The assistant can't be reached right now." });
     });
@@ -652,12 +821,18 @@
     open: open,
     close: close,
     setTopic: function (topic, question) {
+      var changed = String(topic || "") !== cfg.topic;
       cfg.topic = String(topic || "");
       if (question != null) {
         if (input.value === cfg.question) input.value = String(question);
         cfg.question = String(question);
       }
-      forgetConversation(); // a new page, a new conversation
+      forgetConversation(); // a new page, a new conversation: the server starts afresh
+      if (changed && kept.length && !kept[kept.length - 1].topic) {
+        topicBreak(cfg.topic);
+        kept.push({ topic: cfg.topic });
+        store();
+      }
       showTopic();
     },
     // identify(id, hash): the host page's signed-in user; hash = hex HMAC-SHA256 of the id

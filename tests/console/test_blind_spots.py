@@ -76,7 +76,8 @@ def test_embeddings_are_cached_so_a_second_view_embeds_nothing(helpdesk):
     with CaptureQueriesContext(connection) as second:
         _report(helpdesk)
     assert not any("INSERT" in q["sql"] for q in second.captured_queries)
-    assert len(second.captured_queries) == 2  # the questions, then their cached vectors
+    # The questions, their cached vectors, the project's sources, the admins' marks.
+    assert len(second.captured_queries) == 4
 
 
 def test_only_the_most_recent_questions_are_clustered_and_the_page_says_so(staff_client, helpdesk):
@@ -118,3 +119,124 @@ def test_clustering_puts_each_text_with_the_nearest_centroid_above_the_threshold
     assert [(c.members, c.weight) for c in clusters] == [(["c"], 4), (["a", "a2"], 4), (["b"], 2)]
     apart = cluster_texts([("a", 3), ("a2", 1)], vectors, threshold=0.99)
     assert [c.members for c in apart] == [["a"], ["a2"]]
+
+
+# Kinds, marks and voted-down answers, on the demo project's indexed help centre.
+def asked_at(project, question, *, topic="", ago=timedelta(hours=1), refused=True):  # noqa: ANN001, ANN201
+    row = Interaction.objects.create(
+        project=project, channel="widget", question=question, topic=topic,
+        retrieval_query=question, best_relevance=0.02 if refused else 0.9,
+        kept_count=0 if refused else 2, refused=refused,
+        answer="I'm sorry, I couldn't find an answer to your question." if refused
+        else "Open **Billing > Invoices** [1].",
+    )  # fmt: skip
+    Interaction.objects.filter(pk=row.pk).update(created_at=timezone.now() - ago)
+    return row
+
+
+@pytest.fixture
+def asked_demo(demo):  # noqa: ANN001, ANN201
+    for question in ("Write me a poem about cats", "Tell me a joke", "Do you ship to Antarctica?"):
+        asked_at(demo, question, topic="Billing")
+    asked_at(demo, "Do you offer a student discount?", topic="Billing")
+    asked_at(demo, "Is there a discount for students?", topic="Billing")
+    return demo
+
+
+def test_off_topic_requests_are_told_apart_from_documentation_gaps(asked_demo):
+    report = _report(asked_demo)
+    gaps = {c.question for t in report.topics for c in t.clusters}
+    assert {c.question for c in report.off_topic} == {
+        "Write me a poem about cats",
+        "Tell me a joke",
+    }
+    assert "Do you ship to Antarctica?" in gaps
+    assert any("discount" in q for q in gaps)
+    assert all(c.nearest is not None for t in report.topics for c in t.clusters)
+
+
+def test_the_page_lists_the_kinds_apart(staff_client, asked_demo):
+    html = staff_client.get("/admin/blind-spots/", {"project": asked_demo.pk}).content.decode()
+    off_topic = html.split('data-testid="off-topic"', 1)[1].split("</section>", 1)[0]
+    assert "Write me a poem about cats" in off_topic and "Antarctica" not in off_topic
+    assert 'data-kind="gap"' in html.split('data-testid="off-topic"', 1)[0]
+
+
+def mark(client, project, question, state, *texts, topic="Billing"):  # noqa: ANN001, ANN201
+    return client.post(
+        "/admin/blind-spots/mark/",
+        {"project": project.pk, "question": question, "topic": topic, "state": state,
+         "text": list(texts), "next": f"/admin/blind-spots/?project={project.pk}"},
+    )  # fmt: skip
+
+
+def test_a_dismissed_cluster_is_hidden_until_it_is_asked_again(staff_client, asked_demo):
+    response = mark(
+        staff_client, asked_demo, "Do you offer a student discount?", "dismissed",
+        "Do you offer a student discount?", "Is there a discount for students?",
+    )  # fmt: skip
+    assert response.status_code == 302
+    assert response["Location"] == f"/admin/blind-spots/?project={asked_demo.pk}"
+    report = _report(asked_demo)
+    questions = {c.question for t in report.topics for c in t.clusters}
+    assert not any("discount" in q for q in questions)
+    assert [m.question for m in report.hidden] == ["Do you offer a student discount?"]
+    html = staff_client.get("/admin/blind-spots/", {"project": asked_demo.pk}).content.decode()
+    assert 'data-testid="hidden"' in html and "Dismissed" in html
+    # A reader asks it again after the mark (in other words): the cluster is back, marked so.
+    asked_at(asked_demo, "Student pricing?", topic="Billing", ago=timedelta(0))
+    asked_at(asked_demo, "Is there a discount for students?", topic="Billing", ago=timedelta(0))
+    report = _report(asked_demo)
+    back = [c for t in report.topics for c in t.clusters if c.returned_from is not None]
+    assert len(back) == 1 and back[0].returned_from.state == "dismissed"
+    assert not report.hidden
+
+
+def test_a_resolved_mark_can_be_undone(staff_client, asked_demo):
+    mark(staff_client, asked_demo, "Do you ship to Antarctica?", "resolved",
+         "Do you ship to Antarctica?")  # fmt: skip
+    assert "Antarctica" not in str([c.question for t in _report(asked_demo).topics
+                                    for c in t.clusters])  # fmt: skip
+    hidden = _report(asked_demo).hidden[0]
+    assert hidden.state == "resolved" and hidden.marked_by.get_username() == "ada"
+    undo = staff_client.post(
+        f"/admin/blind-spots/marks/{hidden.pk}/undo/", {"project": asked_demo.pk}
+    )
+    assert undo.status_code == 302
+    assert "Antarctica" in str([c.question for t in _report(asked_demo).topics
+                                for c in t.clusters])  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [{"state": "deleted"}, {"question": ""}, {"text": ["x" * 3000]},
+     {"next": "https://evil.example.com/"}],
+)  # fmt: skip
+def test_a_bad_mark_is_refused_and_an_outside_next_is_ignored(staff_client, asked_demo, bad):
+    data = {"project": asked_demo.pk, "question": "Tell me a joke", "topic": "Billing",
+            "state": "dismissed", "text": ["Tell me a joke"], **bad}  # fmt: skip
+    response = staff_client.post("/admin/blind-spots/mark/", data)
+    if "next" in bad:
+        assert response.status_code == 302 and "evil" not in response["Location"]
+    else:
+        assert response.status_code == 400
+        assert not asked_demo.blind_spot_marks.exists()
+
+
+def test_marking_needs_staff_and_post(client, reader_client, asked_demo):
+    assert reader_client.post("/admin/blind-spots/mark/", {}).status_code == 403
+    assert reader_client.get("/admin/blind-spots/mark/").status_code in (403, 405)
+
+
+def test_answers_voted_down_are_listed_as_a_third_kind(staff_client, asked_demo):
+    from feedback.models import Feedback
+
+    given = asked_at(asked_demo, "Where are my invoices?", topic="Billing", refused=False)
+    Feedback.objects.create(interaction=given, client_id="r-1", vote=-1, comment="Not there")
+    refusal = Interaction.objects.get(question="Tell me a joke")
+    Feedback.objects.create(interaction=refusal, client_id="r-2", vote=-1)  # a refusal: not here
+    html = staff_client.get("/admin/blind-spots/", {"project": asked_demo.pk}).content.decode()
+    disliked = html.split('data-testid="disliked"', 1)[1].split("</section>", 1)[0]
+    assert disliked.count("data-disliked") == 1
+    assert "Where are my invoices?" in disliked and "Not there" in disliked
+    assert "<strong>Billing &gt; Invoices</strong>" in disliked  # Markdown, rendered and escaped

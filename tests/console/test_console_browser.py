@@ -183,12 +183,21 @@ def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down( 
     assert "200 MB" in page.inner_text("[data-testid=answer]")
     assert page.locator("tr.kept").count() >= 1
     shot(page, "sandbox")
-    # The slider re-filters the same candidates without asking the server again.
+    # The extractive answerer quotes: no model is called, so no prompt is shown as sent.
+    assert "passages it quotes from" in page.inner_text("[data-answer-threshold]").lower()
+    assert "no model is called" in page.inner_text("[data-testid=prompt-card]")
+    # The slider re-filters the same candidates at once; releasing it asks again, so the
+    # answer and the summary speak of the same threshold.
     page.locator("#id_threshold").fill("1")
     assert page.locator("tr.kept").count() == 0
     assert "says it doesn't know" in page.inner_text("[data-verdict]")
+    page.wait_for_selector("[data-answer-threshold='1.0']")
+    assert "couldn't find an answer" in page.inner_text("[data-testid=answer]")
+    assert "None passed the threshold of 1.0" in page.inner_text("[data-verdict]")
     page.locator("#id_threshold").fill("0")
+    page.wait_for_selector("[data-answer-threshold='0.0'] [data-testid=answer][data-streamed=true]")
     assert page.locator("tr.kept").count() == demo.max_kept
+    assert "200 MB" in page.inner_text("[data-testid=answer]")
 
     # A reader is refused in the widget and votes the answer down.
     a_reader_is_refused_in_the_widget_and_votes_it_down(page, live.url)

@@ -132,3 +132,24 @@ def test_a_day_at_zero_percent_is_drawn_not_left_blank():
     zero, half = (float(height) for height, _ in rects)
     assert zero >= 2 and half > zero
     assert html.count('class="zero"') == 1
+
+
+def test_a_row_renders_the_answers_markdown_safely_counts_the_sources_shown_and_links_out(
+    staff_client, shop
+):
+    asked = Interaction.objects.create(
+        project=shop, channel="widget", question="How do I revoke a token?", topic="Tokens",
+        retrieval_query="q", conversation_id="conv-1",
+        answer="Click **Revoke** [2]. <script>alert(1)</script>",
+        sources=[{"n": n, "title": f"Page {n}", "url": f"https://help.example/{n}"}
+                 for n in (1, 2, 3)],
+    )  # fmt: skip
+    Feedback.objects.create(interaction=asked, client_id="client-1", vote=-1)
+    html = staff_client.get("/admin/feedback/", {"project": shop.pk}).content.decode()
+    row = html.split("How do I revoke a token?", 1)[1].split("</tr>", 1)[0]
+    assert "<strong>Revoke</strong>" in row and "**Revoke**" not in row
+    assert "<script>" not in row
+    assert "1 source shown" in row  # the one the answer cites, as the reader saw it
+    assert "https://help.example/2" in row and "https://help.example/1" not in row
+    assert "/admin/conversations/view/?project=" in row and "id=conv-1" in row
+    assert "question=How%20do%20I%20revoke%20a%20token%3F&topic=Tokens" in row

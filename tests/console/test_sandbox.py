@@ -40,7 +40,9 @@ def test_it_shows_the_query_every_candidate_the_prompt_and_the_answer(staff_clie
     kept = [s for cls, s in rows if cls == "kept"]
     assert kept and all(float(s) >= demo.threshold for s in kept)
     assert len(kept) <= demo.max_kept
-    assert "Knowledge base texts:" in html  # the prompt
+    # The demo's extractive answerer quotes the kept passages: no prompt is sent anywhere.
+    assert "Knowledge base texts:" not in html and "no model is called" in html
+    assert "Passages it quotes from" in html and "Texts given to the model" not in html
     assert "refund" in html.lower()
     check = re.search(r'data-testid="answerability">(.*?)</p>', html, re.S)
     assert check and "a sentence of the kept passages answers the question" in check.group(1)
@@ -54,6 +56,16 @@ def test_a_threshold_of_one_refuses_without_a_prompt(staff_client, demo):
     assert all(cls == "dropped" for cls, _ in candidate_rows(html))
     assert "sorry, I couldn't find an answer to your question." in html
     assert "No prompt: the answer was the refusal sentence." in html
+    # Refused, the visitor would be offered the refunds page (relevance far above the floor).
+    related = re.search(r'data-testid="related">(.*?)</div>', html, re.S)
+    assert related and "These pages may help" in related.group(1)
+    assert 'href="https://help.acme.example/refunds#getting-your-money-back"' in related.group(1)
+
+
+def test_an_off_subject_refusal_offers_no_pages(staff_client, demo):
+    response = staff_client.get("/admin/sandbox/", {"question": "Write me a poem about the sea"})
+    related = re.search(r'data-testid="related">(.*?)</div>', response.content.decode(), re.S)
+    assert related and "No related pages are offered" in related.group(1)
 
 
 def test_an_htmx_request_gets_only_the_result_partial(staff_client, demo):
@@ -190,3 +202,21 @@ def test_with_its_llm_server_down_the_sandbox_shows_the_quoted_fallback(
     fallback = re.search(r'data-testid="fallback">(.*?)</p>', page, re.S)
     assert fallback and "ollama:" in fallback.group(1) and "unavailable" in fallback.group(1)
     assert "refund within 30 days" in page
+
+
+def test_with_an_llm_the_sandbox_shows_the_texts_given_to_it_and_the_prompt(
+    staff_client, demo, settings, fake_ollama
+):
+    from assistant.wiring import runtime
+
+    demo.generator = "ollama"
+    demo.save()
+    settings.OLLAMA_HOST = fake_ollama.url
+    runtime.reset()
+    try:
+        html = staff_client.get("/admin/sandbox/", {**MONEY_BACK, "project": demo.pk}).content
+    finally:
+        runtime.reset()
+    page = html.decode()
+    assert "Texts given to the model" in page and "Knowledge base texts:" in page
+    assert "no model is called" not in page

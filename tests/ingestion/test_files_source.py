@@ -125,3 +125,17 @@ def test_uploads_refuse_unknown_types_and_oversized_files(files, settings) -> No
     stored = source_file_add(source=files, name="../../etc/passwd.txt", data=b"hello")
     assert stored == "passwd.txt"
     assert (source_folder(files) / "passwd.txt").is_file()
+
+
+def test_an_uploaded_html_page_is_titled_by_its_own_heading_or_title_element():
+    from ingestion.connectors.files import parse_file
+
+    page = (
+        b"<html><head><title>Pairing a sensor | Acme</title></head><body><main><h1>Pairing</h1>"
+        b"<p>Hold the button for five seconds until the light blinks blue.</p></main></body></html>"
+    )
+    assert parse_file("docs/index.html", page).title == "Pairing"  # its h1, not "index.html"
+    no_heading = page.replace(b"<h1>Pairing</h1>", b"")
+    assert parse_file("docs/index.html", no_heading).title == "Pairing a sensor | Acme"
+    untitled = b"<html><body><p>Hold the button for five seconds to pair it.</p></body></html>"
+    assert parse_file("docs/pairing.html", untitled).title == "pairing.html"

@@ -190,3 +190,15 @@ def test_an_open_circuit_gets_the_passages_quoted_without_calling_the_model(
     assert "250 running hours" in reply
     assert len(ollama_llm.requests_to("/api/chat")) == calls  # not called
     assert "circuit" in Interaction.objects.get().fallback.lower()
+
+
+def test_a_refusal_by_text_points_at_the_nearest_page_when_one_is_on_the_subject(
+    webhook, field_project
+):
+    [reply] = twiml_messages(webhook.post("How much does a G-40 generator cost?"))
+    assert reply == f"{SORRY} This page may help: {DOCS_URL}generator-oil"
+    logged = Interaction.objects.get(question__startswith="How much does a G-40")
+    assert logged.refused and logged.related[0]["url"] == DOCS_URL + "generator-oil"
+
+    [off_topic] = twiml_messages(webhook.post("Write me a poem about the sea"))
+    assert off_topic == SORRY

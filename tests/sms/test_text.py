@@ -6,7 +6,16 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from assistant.env import check_twilio_settings
-from assistant.sms.text import SMS_LIMIT, Command, classify, cut, plain_text, sms_reply
+from assistant.rag.types import SORRY
+from assistant.sms.text import (
+    SMS_LIMIT,
+    Command,
+    classify,
+    cut,
+    plain_text,
+    refusal_reply,
+    sms_reply,
+)
 
 URL = "https://help.acme.example/refunds#getting-your-money-back"
 SENTENCES = [
@@ -105,3 +114,10 @@ def test_the_sms_settings_are_all_or_nothing_and_name_what_is_missing():
         check_twilio_settings(
             account_sid="AC" + "0" * 32, auth_token="t", public_base_url="https://x.io/sms"
         )
+
+
+def test_a_refusal_by_text_carries_one_related_link_when_it_fits():
+    assert refusal_reply(related_url=URL) == f"{SORRY} This page may help: {URL}"
+    assert refusal_reply() == SORRY
+    assert refusal_reply(related_url="https://d.example/" + "x" * 300) == SORRY  # too long
+    assert refusal_reply(related_url="javascript:alert(1)") == SORRY

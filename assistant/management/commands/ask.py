@@ -39,6 +39,7 @@ class Command(BaseCommand):
                 "refused": result.refused,
                 "error": result.error,
                 "sources": result.sources,
+                "related": result.related,
                 "retrieval_query": interaction.retrieval_query if interaction else "",
                 "candidates": candidates,
                 "latency_ms": interaction.latency_ms if interaction else {},
@@ -49,6 +50,10 @@ class Command(BaseCommand):
         self.stdout.write(result.answer)
         for source in result.sources:
             self.stdout.write(f"  [{source['n']}] {source['title']} — {source['url']}")
+        if result.related:
+            self.stdout.write("These pages may help:")
+        for page in result.related:
+            self.stdout.write(f"  - {page['title']} — {page['url']} ({page['relevance']:.3f})")
         if interaction:
             self.stdout.write(self.style.MIGRATE_HEADING(f"\nQuery: {interaction.retrieval_query}"))
             self.stdout.write(f"{'kept':<5}{'relevance':>10}{'similarity':>11}  title")

@@ -73,10 +73,12 @@ def answer_outcome(
     query: Query,
     question: Question,
     retrieval: Retrieval,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], Retrieval]:
     """The per-question outcome of the answer: `answered`/`refused` (the final text, so the
-    answerability check's refusals count) and, where gold answers exist, the scores."""
+    answerability check's refusals count) and, where gold answers exist, the scores; and the
+    retrieval the answer was made from."""
     answer = pipeline.respond(question, retrieval)
+    retrieval = answer.retrieval
     text = "".join(answer.tokens)
     refused = is_refusal(text)
     outcome: dict[str, Any] = {"answered" if query.answerable else "refused": (
@@ -86,7 +88,7 @@ def answer_outcome(
         outcome["answerability"] = verdict.score
         outcome["answerability_ms"] = verdict.ms
     if refused:
-        return outcome
+        return outcome, retrieval
     plain = without_markers(text)
     outcome["answer_words"] = len(plain.split())
     golds = [str(g) for g in query.extra.get("answers_all") or []]  # type: ignore[attr-defined]
@@ -96,7 +98,7 @@ def answer_outcome(
         outcome["oracle_rougeL"] = round(oracle(kept, golds), 4)
         sections = {index.chunks[c.chunk.id].section_id for c in cited(text, kept)}
         outcome["answer_cites_gold"] = bool(sections & query.relevant_ids)
-    return outcome
+    return outcome, retrieval
 
 
 def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:

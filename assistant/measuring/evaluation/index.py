@@ -84,7 +84,16 @@ def chunk_sections(
             chunk_id = hashlib.sha256(f"{section.id}#{number}".encode()).hexdigest()[:24]
             chunks.append(
                 IndexedChunk(
-                    Chunk(chunk_id, piece.text, title, section.url), section.id, section.page
+                    Chunk(
+                        chunk_id,
+                        piece.text,
+                        title,
+                        section.url,
+                        document=section.id,
+                        ordinal=number,
+                    ),
+                    section.id,
+                    section.page,
                 )
             )
     return chunks
@@ -141,9 +150,12 @@ def _write_table(path: Path, chunks: Sequence[IndexedChunk]) -> None:
 
 def _read_table(path: Path) -> dict[str, IndexedChunk]:
     chunks = {}
+    ordinals: dict[str, int] = {}  # a section's chunks are written one after another, in order
     with path.open(encoding="utf-8") as handle:
         for line in handle:
             row = json.loads(line)
-            chunk = Chunk(row["id"], row["text"], row["title"], row["url"])
+            ordinal = ordinals[row["section"]] = ordinals.get(row["section"], -1) + 1
+            chunk = Chunk(row["id"], row["text"], row["title"], row["url"],
+                          document=row["section"], ordinal=ordinal)  # fmt: skip
             chunks[row["id"]] = IndexedChunk(chunk, row["section"], row["page"])
     return chunks

@@ -26,8 +26,10 @@ from assistant.rag.ports import Retrieves
 from assistant.rag.types import Question, Retrieval, Settings, Turn
 
 #: Goes on from a question's retrieval to the answer (answers.answer_outcome); its outcome keys
-#: join the question's, its `answered`/`refused` replacing the gate's.
-AnswerStep = Callable[[Query, Question, Retrieval], dict[str, Any]]
+#: join the question's, its `answered`/`refused` replacing the gate's. It also returns the
+#: retrieval the answer was made from: for a follow-up, the answer may come from the form
+#: joined to the previous question (Retrieval.alternative), and the ranking is scored on it.
+AnswerStep = Callable[[Query, Question, Retrieval], tuple[dict[str, Any], Retrieval]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,9 @@ def evaluate(
         for stage, ms in {**retrieval.timings_ms, "total_ms": total}.items():
             stages.setdefault(stage, []).append(ms)
 
+        answered: dict[str, Any] = {}
+        if answer is not None:
+            answered, retrieval = answer(query, question, retrieval)
         kept_any = bool(retrieval.kept) if config.rerank else None
         best_relevance = retrieval.best_relevance
         group = "answerable" if query.answerable else "unanswerable"
@@ -100,8 +105,7 @@ def evaluate(
                 outcome["answered"] = kept_any
         elif kept_any is not None:
             outcome["refused"] = not kept_any
-        if answer is not None:
-            outcome.update(answer(query, question, retrieval))
+        outcome.update(answered)
         outcomes.append(outcome)
         if progress:
             progress(number, len(queries))

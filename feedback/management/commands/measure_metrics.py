@@ -21,8 +21,9 @@ from assistant.models import Interaction, Project
 from feedback.models import Feedback
 
 PAGES = [
-    "/admin/metrics/", "/admin/blind-spots/", "/admin/tuner/", "/admin/feedback/",
-    "/admin/feedback/export.csv",
+    "/admin/overview/", "/admin/metrics/", "/admin/blind-spots/", "/admin/tuner/",
+    "/admin/feedback/", "/admin/feedback/export.csv", "/admin/conversations/",
+    "/admin/conversations/?q=invoice&refused=on",
 ]  # fmt: skip
 TOPICS = ["Billing", "Tokens", "Account", "Shipping", "Exports", "API keys", "", "Refunds"]
 # About 600 distinct questions, so blind spots have real clustering work to do.
@@ -62,11 +63,11 @@ class Command(BaseCommand):
 
     def _time_pages(self, client: Client, project: Project, questions: int, repeat: int) -> None:
         for page in PAGES:
-            url = f"{page}?project={project.pk}&days=90"
+            url = f"{page}{'&' if '?' in page else '?'}project={project.pk}&days=90"
             first = self._timed_get(client, url)  # warms caches (blind spots: embeddings)
             times = [self._timed_get(client, url) for _ in range(repeat)]
             self.stdout.write(
-                f"{page:28} median {statistics.median(times) * 1000:7.0f} ms "
+                f"{page:44} median {statistics.median(times) * 1000:7.0f} ms "
                 f"(min {min(times) * 1000:.0f}, max {max(times) * 1000:.0f}; "
                 f"first view {first * 1000:.0f}) at {questions:,} questions"
             )
@@ -85,13 +86,15 @@ class Command(BaseCommand):
         now = timezone.now()
         started = time.perf_counter()
         batch: list[Interaction] = []
-        for _ in range(count):
+        for i in range(count):
             best = rng.random() if rng.random() > 0.05 else None
             kept = int(best is not None and best >= project.threshold)
             batch.append(
                 Interaction(
                     project=project,
                     channel="widget",
+                    # Conversations of three questions; a tenth asked without one (the API).
+                    conversation_id=f"bench-{i // 3}" if i % 10 else "",
                     question=f"How do I {rng.choice(VERBS)} my {rng.choice(NOUNS)}?",
                     topic=rng.choice(TOPICS),
                     retrieval_query="q",

@@ -71,10 +71,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--corpus", type=Path, default=RAY / "corpus.jsonl")
         parser.add_argument("--queries", type=Path, default=RAY / "queries_dev.jsonl")
-        parser.add_argument("--limit-docs", type=int, help="a slice of the corpus (see --help)")
+        parser.add_argument(
+            "--limit-docs", type=int, metavar="N",
+            help="bench on N documents of the corpus: those holding the answers of the chosen "
+            "questions first, then the others in file order (default: the whole corpus)",
+        )  # fmt: skip
         parser.add_argument("--questions", type=int, default=50, help="first N of the queries")
         parser.add_argument("--runs", type=int, default=3, help="runs; medians are over them")
-        parser.add_argument("--only", default=",".join(SECTIONS), help="comma-separated sections")
+        parser.add_argument(
+            "--only",
+            default=",".join(SECTIONS),
+            metavar="SECTIONS",
+            help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all)",
+        )
         parser.add_argument(
             "--candidates", type=int, help="candidates a question (default: a new project's)"
         )

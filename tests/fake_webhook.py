@@ -1,0 +1,69 @@
+"""A small local HTTP server standing in for a support desk's webhook: it records every POST
+(headers and JSON body) and answers 200, or whatever failures the test scripts first.
+
+    with FakeWebhook() as hook:
+        hook.fail_next(2, status=503)
+        ...
+        hook.wait_for(1)
+        hook.received[0]["body"]
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeWebhook:
+    def __init__(self) -> None:
+        self.received: list[dict[str, Any]] = []  # accepted deliveries
+        self.attempts = 0
+        self._failures: list[int] = []
+        self._changed = threading.Condition()
+        self._server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}/hooks/support"
+
+    def fail_next(self, times: int, *, status: int = 503) -> None:
+        with self._changed:
+            self._failures += [status] * times
+
+    def wait_for(self, count: int, timeout: float = 20.0) -> None:
+        with self._changed:
+            if not self._changed.wait_for(lambda: len(self.received) >= count, timeout):
+                raise AssertionError(f"{len(self.received)} deliveries, waited for {count}")
+
+    def __enter__(self) -> FakeWebhook:
+        hook = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+                raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with hook._changed:
+                    hook.attempts += 1
+                    status = hook._failures.pop(0) if hook._failures else 200
+                    if status == 200:
+                        hook.received.append(
+                            {"headers": dict(self.headers), "raw": raw, "body": json.loads(raw)}
+                        )
+                    hook._changed.notify_all()
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._server is not None
+        self._server.shutdown()
+        self._server.server_close()
