@@ -230,10 +230,11 @@ class _Converter(MarkdownConverter):
     def convert_blockquote(self, el: Any, text: str, parent_tags: set[str]) -> str:
         """Generators indent with <blockquote> (Sphinx does): one that holds code, a table or
         a list is indentation, not a quotation, and its blocks stay plain Markdown blocks."""
-        if el.find(["pre", "table", "ul", "ol", "dl"]) is not None:
-            return f"\n\n{text.strip()}\n\n"
-        quoted: str = super().convert_blockquote(el, text, parent_tags)
-        return quoted
+        text = text.strip()
+        if el.find(["pre", "table", "ul", "ol", "dl"]) is not None or not text:
+            return f"\n\n{text}\n\n" if text else ""
+        quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
+        return f"\n\n{quoted}\n\n"
 
     def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
         return text  # link targets are noise to a search and to a quote
