@@ -67,6 +67,11 @@ ROWS = [
     Row("a topic too long", extra={"topic": "t" * 201}, skip={"sms"}),
     Row("a question that is not text", question=42, skip=NOT_JSON),
     Row("no question", question=None, skip={"sms"}),
+    # The tokenizer drops these, so the models would read an empty question (relevance 0.99).
+    Row("a question of U+FFFD only", question="\ufffd", skip={"feedback"}),
+    Row("two zero-width spaces", question="\u200b\u200b", skip={"feedback"}),
+    Row("two soft hyphens", question="\u00ad\u00ad", skip={"feedback"}),
+    Row("a private-use character", question="\ue000", skip={"feedback"}),
     Row("a malformed conversation id", extra={"conversation_id": "../../etc"},
         code="unknown_conversation", skip=NO_AUTH | {"retrieve"}),
     Row("an unknown conversation id", extra={"conversation_id": "c0ffee"},

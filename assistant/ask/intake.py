@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -95,9 +96,11 @@ def text_field(
     max_chars: int,
     required: bool = False,
     too_long_code: str = "invalid",
+    words: bool = False,
 ) -> str:
     """A text field, stripped; "" when absent and optional. Refuses non-text, lone surrogates
-    (they break the tokenizer and the log) and NUL bytes, the same way at every door."""
+    (they break the tokenizer and the log) and NUL bytes, the same way at every door; with
+    `words`, text without a single letter or digit too (see `has_words`)."""
     value = data.get(name)
     if value is None or (value == "" and not required):
         if required:
@@ -117,7 +120,17 @@ def text_field(
     value = value.strip()
     if required and not value:
         raise _field_error(name, "This field is required.")
+    if words and value and not has_words(value):
+        raise _field_error(name, "Ask in words: there is no letter or digit in it.")
     return value
+
+
+def has_words(text: str) -> bool:
+    """Is there a letter or a digit (Unicode categories L* and N*) in the text? The models'
+    tokenizer drops U+FFFD, format characters (zero-width space, soft hyphen) and private-use
+    characters, so a question made only of those reaches the cross-encoder as an empty query,
+    and an empty query scores about 0.99 against any passage: it would pass every gate."""
+    return any(unicodedata.category(char)[0] in "LN" for char in text)
 
 
 def _field_error(
@@ -131,7 +144,7 @@ def _field_error(
 def question_field(data: Mapping[str, Any]) -> str:
     return text_field(
         data, "question", max_chars=django_settings.ASKDOCS_MAX_QUESTION_CHARS, required=True,
-        too_long_code="question_too_long",
+        too_long_code="question_too_long", words=True,
     )  # fmt: skip
 
 
