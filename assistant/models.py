@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import secrets
 import uuid
 from urllib.parse import urlsplit
@@ -14,6 +15,11 @@ from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 PIPELINE_DEFAULTS = Settings()
 
 
+#: What may stand between `//` and the path of an origin: a host name, IPv4 or [IPv6] address,
+#: and a port. No user part, no percent-escapes, no backslashes.
+_HOST_AND_PORT = re.compile(r"(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
 def new_public_key() -> str:
     return "pk_" + secrets.token_urlsafe(18)
 
@@ -23,15 +29,21 @@ def new_secret_key() -> str:
 
 
 def normalise_origin(value: str) -> str:
-    """'HTTPS://Docs.Example.com:443/' -> 'https://docs.example.com'. Raises ValueError."""
+    """'HTTPS://Docs.Example.com:443/' -> 'https://docs.example.com': the whole origin (scheme,
+    host, port), compared as a whole. Raises ValueError, also for a user part
+    (`http://evil.example@app.example.com`): no browser sends one, and `hostname` alone would
+    read it as app.example.com."""
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{value!r} is not an origin like https://app.example.com")
+    if "@" in parts.netloc or not _HOST_AND_PORT.fullmatch(parts.netloc):
+        raise ValueError(f"{value!r} must be an origin only: scheme, host and port")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ValueError(f"{value!r} must be an origin only, without a path")
     default_port = {"http": 80, "https": 443}[parts.scheme]
     port = f":{parts.port}" if parts.port and parts.port != default_port else ""
-    return f"{parts.scheme}://{parts.hostname.lower()}{port}"
+    host = parts.hostname.lower()
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}{port}"
 
 
 def validate_origins(value: list[str]) -> None:

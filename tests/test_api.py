@@ -132,6 +132,32 @@ def test_cors_preflight_is_allowed_only_for_a_known_origin(client, demo):
     assert "Access-Control-Allow-Origin" not in denied
 
 
+@pytest.mark.parametrize(
+    "origin",
+    ["http://evil.example@127.0.0.1:8000", "http://a:b@127.0.0.1:8000", "http://127.0.0.1:8001",
+     "https://127.0.0.1:8000", "http://127.0.0.1:8000/path", "http://127.0.0.1:8000%2F"],
+)  # fmt: skip
+def test_only_the_whole_allowed_origin_gets_a_preflight_or_suggestions(client, demo, origin):
+    """Scheme, host and port are compared as a whole, and a user part is refused: `hostname`
+    alone reads http://evil.example@127.0.0.1:8000 as 127.0.0.1."""
+    preflight = client.options(
+        "/api/v1/suggestions", HTTP_ORIGIN=origin, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+    )
+    assert "Access-Control-Allow-Origin" not in preflight
+    suggestions = post(client, "/api/v1/suggestions", {"project": demo.public_key},
+                       HTTP_ORIGIN=origin)  # fmt: skip
+    assert suggestions.status_code == 403
+    assert suggestions.json()["error"]["code"] == "origin_not_allowed"
+
+
+def test_an_origin_with_a_user_part_cannot_be_allowed(demo):
+    from django.core.exceptions import ValidationError
+
+    demo.allowed_origins = ["https://user@app.example.com"]
+    with pytest.raises(ValidationError):
+        demo.full_clean()
+
+
 def test_a_new_origin_is_allowed_as_soon_as_it_is_saved(client, demo):
     demo.allowed_origins = [*demo.allowed_origins, "https://app.example.com"]
     demo.save()

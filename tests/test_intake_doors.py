@@ -79,6 +79,12 @@ ROWS = [
     Row("an unknown project", key="pk_nope", code="unknown_project", skip=NO_AUTH),
     Row("an origin the project does not allow", origin="https://evil.example",
         code="origin_not_allowed", skip=NO_AUTH),
+    Row("an allowed origin behind a user part", origin="http://evil.example@127.0.0.1:8000",
+        code="origin_not_allowed", skip=NO_AUTH),
+    Row("an allowed host on another port", origin="http://127.0.0.1:8001",
+        code="origin_not_allowed", skip=NO_AUTH),
+    Row("an allowed host on another scheme", origin="https://127.0.0.1:8000",
+        code="origin_not_allowed", skip=NO_AUTH),
     Row("no origin and no secret key", origin=None, code="origin_required",
         skip=NO_AUTH | {"socket"}),
 ]  # fmt: skip
