@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote_from_bytes, urlencode
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -40,12 +41,27 @@ class Row:
     question: Any = GOOD  # None: left out
     extra: dict[str, Any] | None = None
     raw: str | None = None  # a body sent as is (JSON doors only)
+    #: Question text as raw bytes (not UTF-8): sent as is in a JSON body, percent-escaped in
+    #: a URL.
+    question_bytes: bytes | None = None
+    content_type: str = "application/json"
     key: str | None = None  # None: the project's public key
     origin: str | None = ORIGIN
     code: str = "invalid"
     #: Doors where the input cannot be expressed (a URL cannot carry a lone surrogate, an SMS
     #: has no topic) or does not apply.
     skip: frozenset[str] = frozenset()
+
+    def raw_body(self, key: str, **fields: Any) -> bytes:
+        """The JSON body, with the question's raw bytes in place when there are any."""
+        if self.raw is not None:
+            return self.raw.encode("utf-8", "surrogatepass")
+        body = {**self.body(key), **fields}
+        if self.question_bytes is None:
+            return json.dumps(body).encode()
+        body.pop("question", None)
+        head = json.dumps(body).encode()[:-1]
+        return head + b', "question": "' + self.question_bytes + b'"}'
 
     def body(self, key: str) -> dict[str, Any]:
         body: dict[str, Any] = {"project": key, **(self.extra or {})}
@@ -61,6 +77,12 @@ ROWS = [
     Row("nested JSON 2,000 deep", raw=NESTED, code="malformed_json", skip=NOT_JSON),
     Row("not JSON", raw='{"question": "hi",', code="malformed_json", skip=NOT_JSON),
     Row("a JSON list", raw='["a"]', code="invalid", skip=NOT_JSON),
+    Row("invalid UTF-8", question_bytes=b"refund \xff\xfe?", code="not_utf8",
+        skip=NOT_JSON - {"stream_get"} | {"socket"}),
+    Row("an encoded surrogate (invalid UTF-8)", question_bytes=b"refund \xed\xa0\x80?",
+        code="not_utf8", skip=NOT_JSON - {"stream_get"} | {"socket"}),
+    Row("a text/plain body", content_type="text/plain", code="unsupported_media_type",
+        skip=NOT_JSON | {"socket"}),
     Row("a lone surrogate", question="\ud800 refund?", skip=NOT_JSON - {"cli"} | {"sms"}),
     Row("a NUL byte", question="refund\x00?"),
     Row("a question too long", question="x" * 2001, code="question_too_long", skip={"sms"}),
@@ -105,8 +127,7 @@ def staff_client(client, django_user_model):  # noqa: ANN001, ANN201
 
 def _http(client, path: str, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
     headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
-    data = row.raw if row.raw is not None else json.dumps(row.body(key))
-    response = client.post(path, data, content_type="application/json", **headers)
+    response = client.post(path, row.raw_body(key), content_type=row.content_type, **headers)
     return response.status_code, response.json()["error"]["code"]
 
 
@@ -117,14 +138,20 @@ def _feedback(client, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
     if isinstance(row.question, str) and row.question != GOOD:
         body["comment"] = row.question
     headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
-    data = row.raw if row.raw is not None else json.dumps(body)
-    response = client.post("/api/v1/feedback", data, content_type="application/json", **headers)
+    data = row.raw_body(key, **body) if row.raw is not None or row.question_bytes else body
+    response = client.post(
+        "/api/v1/feedback", data if isinstance(data, bytes) else json.dumps(data),
+        content_type=row.content_type, **headers,
+    )  # fmt: skip
     return response.status_code, response.json()["error"]["code"]
 
 
 def _stream_get(client, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
     headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
-    response = client.get("/api/v1/ask/stream", row.body(key), **headers)
+    query = urlencode(row.body(key))
+    if row.question_bytes is not None:
+        query += "&question=" + quote_from_bytes(row.question_bytes)
+    response = client.get(f"/api/v1/ask/stream?{query}", **headers)
     return response.status_code, response.json()["error"]["code"]
 
 
@@ -276,3 +303,19 @@ def test_a_sender_over_the_sms_limit_gets_no_reply(client, twilio, field_project
     assert first.status_code == second.status_code == 200
     assert "<Message>" in first.content.decode()
     assert "<Message>" not in second.content.decode()  # no paid text for it
+
+
+def test_the_stream_door_answers_what_django_would_answer_in_html_with_json(demo, client) -> None:  # noqa: ANN001
+    """A POST with no Content-Type, a body over Django's upload limit, a GET with a thousand
+    fields: each a JSON 4xx like the REST doors, not an answer and not Django's HTML 400."""
+    body = json.dumps({"project": demo.public_key, "question": GOOD})
+    bare = client.generic("POST", "/api/v1/ask/stream", body, HTTP_ORIGIN=ORIGIN)
+    assert (bare.status_code, bare.json()["error"]["code"]) == (415, "unsupported_media_type")
+    huge = client.post("/api/v1/ask/stream", b"{" + b" " * 3_000_000 + b"}",
+                       content_type="application/json", HTTP_ORIGIN=ORIGIN)  # fmt: skip
+    assert (huge.status_code, huge.json()["error"]["code"]) == (413, "too_large")
+    fields = "&".join(f"f{n}=x" for n in range(1001))
+    many = client.get(f"/api/v1/ask/stream?project={demo.public_key}&question=hi&{fields}",
+                      HTTP_ORIGIN=ORIGIN)  # fmt: skip
+    assert (many.status_code, many.json()["error"]["code"]) == (400, "invalid")
+    assert not Interaction.objects.exists()

@@ -146,3 +146,14 @@ def test_the_admin_shows_the_injection_rate_and_the_similarity_distribution(clie
     assert sum(compared for _, _, compared, _ in metrics.distribution) == 2
     assert sum(injected for *_, injected in metrics.distribution) == 1
     assert "<strong>50%</strong>" in page.content.decode()
+
+
+@pytest.mark.parametrize("text", [5, 5.5, True, ["a fact"], {"text": "a fact"}])
+def test_the_memory_api_takes_a_fact_as_text_only(client, demo, text):
+    response = post(
+        client, "/api/v1/memory/facts", {"project": demo.public_key, "user": "visitor:" + "v" * 20,
+                                         "text": text}, **bearer(demo),
+    )  # fmt: skip
+    assert response.status_code == 400, response.content
+    assert "text" in response.json()["error"]["fields"]
+    assert not UserFact.objects.exists()

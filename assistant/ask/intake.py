@@ -19,6 +19,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from django.conf import settings as django_settings
 
@@ -37,6 +38,7 @@ MAX_JSON_DEPTH = 16
 MAX_TOPIC_CHARS = 200
 CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 UNKNOWN_CONVERSATION = "This conversation is unknown; start a new one."
+MAX_QUERY_FIELDS = 32
 SEND_AN_OBJECT = 'Send a JSON object like {"question": "..."}.'
 
 
@@ -51,7 +53,7 @@ def parse_json(raw: bytes | str) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError:
-        raise IntakeError("malformed_json", "The body is not UTF-8 JSON.") from None
+        raise IntakeError("not_utf8", "The body is not UTF-8.") from None
     if json_depth(text) > MAX_JSON_DEPTH:
         raise IntakeError("malformed_json", "The JSON is nested too deeply.")
     try:
@@ -61,6 +63,31 @@ def parse_json(raw: bytes | str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise IntakeError("invalid", SEND_AN_OBJECT)
     return data
+
+
+def require_json(content_type: str) -> None:
+    """A body must say it is JSON, as DRF's parser makes the REST doors insist (415)."""
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        raise IntakeError(
+            "unsupported_media_type", "Send the body as JSON (Content-Type: application/json).",
+            415,
+        )  # fmt: skip
+
+
+def parse_query(query_string: str) -> dict[str, str]:
+    """The fields of a URL query (the GET stream door): percent-escapes must decode as UTF-8,
+    where Django's `request.GET` would turn bad bytes into U+FFFD and answer the rest; a few
+    dozen fields at most, where Django would answer too many with an HTML 400. The last value
+    of a repeated name wins, as in `QueryDict.dict()`."""
+    try:
+        return dict(
+            parse_qsl(query_string, keep_blank_values=True, errors="strict",
+                      max_num_fields=MAX_QUERY_FIELDS)
+        )  # fmt: skip
+    except UnicodeDecodeError:
+        raise IntakeError("not_utf8", "The query is not UTF-8.") from None
+    except ValueError:
+        raise IntakeError("invalid", f"At most {MAX_QUERY_FIELDS} query fields.") from None
 
 
 def json_depth(text: str) -> int:
