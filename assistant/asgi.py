@@ -15,6 +15,11 @@ django_application = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from assistant.ask.routing import websocket_urlpatterns  # noqa: E402
+from assistant.server_limits import answer_over_limit_requests  # noqa: E402
+
+# Daphne's own refusals (a request line over 16 KiB, a WebSocket message over 1 MiB) answer in
+# the API's error shape instead of dropping the connection.
+answer_over_limit_requests()
 
 application = ProtocolTypeRouter(
     {
