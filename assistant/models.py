@@ -183,6 +183,10 @@ class Interaction(models.Model):
     #: The answerability check: answerable, score, reason (when it refused), features.
     answerability = models.JSONField(default=dict, blank=True)
     total_ms = models.FloatField(default=0)
+    #: Who asked, as a keyed hash (no address is stored): a proven identity (a host page's
+    #: signed-in user, an SMS sender) or else the client's address; "" when unknown (console,
+    #: command line). Suggestions count distinct askers.
+    asker = models.CharField(max_length=32, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -229,28 +229,32 @@ def test_the_openapi_schema_is_served(client):
     assert b"/api/v1/ask" in response.content and b"/api/v1/retrieve" in response.content
 
 
-def logged(project, question, topic="Billing", conversation="c1", **fields):  # noqa: ANN001, ANN201
-    defaults = {"retrieval_query": question, "answer": "An answer [1].", "generator": "extractive"}
+def logged(project, question, topic="Billing", asker="a1", **fields):  # noqa: ANN001, ANN201
+    defaults = {"retrieval_query": question, "answer": "An answer [1].", "generator": "extractive",
+                "conversation_id": f"c-{asker}"}  # fmt: skip
     return Interaction.objects.create(
-        project=project, question=question, topic=topic, conversation_id=conversation,
-        **{**defaults, **fields},
-    )  # fmt: skip
+        project=project, question=question, topic=topic, asker=asker, **{**defaults, **fields}
+    )
 
 
-def test_suggestions_are_the_topics_questions_answered_well_in_several_conversations(client, demo):
+def test_suggestions_are_the_topics_questions_answered_well_for_several_askers(client, demo):
     from feedback.models import Feedback
 
-    for conversation in ("c1", "c2", "c3"):
-        logged(demo, "How long do refunds take?", conversation=conversation)
-    logged(demo, "how long do refunds take", conversation="c4")  # the same question
-    for conversation in ("c1", "c2"):
-        logged(demo, "Can I pay by invoice?", conversation=conversation)
-        logged(demo, "Is there a student discount?", conversation=conversation,
-               refused=True, answer=SORRY)  # fmt: skip
-        logged(demo, "What is a token?", topic="Tokens", conversation=conversation)
-        disliked = logged(demo, "Why was I charged twice?", conversation=conversation)
-        Feedback.objects.create(interaction=disliked, client_id=f"client-{conversation}", vote=-1)
-    logged(demo, "My order 12345 for Jane Doe?", conversation="c1")  # asked once: private
+    for asker in ("a1", "a2", "a3", "a4"):
+        logged(demo, "How long do refunds take?", asker=asker)
+    logged(demo, "how long do refunds take", asker="a5")  # the same question
+    for asker in ("a1", "a2", "a3"):
+        logged(demo, "Can I pay by invoice?", asker=asker)
+        logged(demo, "Is there a student discount?", asker=asker, refused=True, answer=SORRY)
+        logged(demo, "What is a token?", topic="Tokens", asker=asker)
+        disliked = logged(demo, "Why was I charged twice?", asker=asker)
+        Feedback.objects.create(interaction=disliked, client_id=f"client-{asker}", vote=-1)
+    logged(demo, "What about my order 12345?", asker="a1")
+    logged(demo, "What about my order 12345?", asker="a2")  # two askers: not yet several
+    for conversation in range(6):  # one asker, many conversations: still one visitor
+        logged(demo, "My order 12345 for Jane Doe?", asker="a1", conversation_id=f"c{conversation}")
+    for _ in range(3):  # asked where nobody is known (console, command line)
+        logged(demo, "Staff test question?", asker="")
 
     response = post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
                     HTTP_ORIGIN="http://127.0.0.1:8000")  # fmt: skip
@@ -259,3 +263,29 @@ def test_suggestions_are_the_topics_questions_answered_well_in_several_conversat
     other = post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
                  HTTP_ORIGIN="https://evil.example")  # fmt: skip
     assert other.status_code == 403
+
+
+def test_one_visitor_asking_in_many_conversations_is_not_suggested_to_others(client, demo):
+    """Through the API: the same client address in new conversations (and with new made-up
+    visitor ids) stays one asker; three addresses are three."""
+    planted = "How do I get my money back?"
+    for n in range(4):
+        visitor = f"visitor-{n}-" + "v" * 16
+        response = post(
+            client, "/api/v1/ask",
+            {"project": demo.public_key, "question": planted, "topic": "Billing",
+             "visitor_id": visitor},
+            HTTP_ORIGIN=ORIGIN, REMOTE_ADDR="203.0.113.7",
+        )  # fmt: skip
+        assert response.status_code == 200 and not response.json()["refused"], response.json()
+
+    def suggestions() -> list[str]:
+        return post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
+                    HTTP_ORIGIN=ORIGIN).json()["questions"]  # fmt: skip
+
+    assert suggestions() == []
+    for address in ("198.51.100.1", "198.51.100.2"):
+        post(client, "/api/v1/ask", {"project": demo.public_key, "question": planted,
+             "topic": "Billing"}, HTTP_ORIGIN=ORIGIN, REMOTE_ADDR=address)  # fmt: skip
+    assert suggestions() == [planted]
+    assert "203.0.113.7" not in {i.asker for i in Interaction.objects.all()}  # hashed

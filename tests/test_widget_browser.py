@@ -388,11 +388,11 @@ def test_the_conversation_survives_a_reload_and_the_next_page_until_a_new_one(li
 
 def test_the_empty_panel_suggests_the_pages_question_and_the_ones_answered_well(live, page):
     project = Project.objects.get(name="Demo")
-    for conversation in ("s1", "s2"):
+    for conversation in ("s1", "s2", "s3"):  # three askers
         Interaction.objects.create(
             project=project, question="Can I get a refund after 30 days?", topic="Billing",
-            conversation_id=conversation, retrieval_query="x", answer="No [1].",
-            generator="extractive",
+            conversation_id=conversation, asker=conversation, retrieval_query="x",
+            answer="No [1].", generator="extractive",
         )  # fmt: skip
     frames = record_frames(page)
     page.goto(f"{live.url}/demo/billing/")

@@ -314,6 +314,8 @@ class AskRequest:
     history: tuple[Turn, ...] = ()
     #: Whose memory to use ("" for none): see assistant/memory/identity.py.
     user_key: str = ""
+    #: The caller's address (for counting distinct visitors; see services.asker_of).
+    client: str = ""
     settings: Settings = field(default_factory=Settings)
 
 
@@ -346,7 +348,7 @@ def ask_request(data: Mapping[str, Any], *, project: Project, caller: Caller) ->
     limit("ask", client=caller.client, conversation_id=conversation_id)
     return AskRequest(
         project=project, question=question, topic=topic, conversation_id=conversation_id,
-        new_conversation=new, history=tuple(history), user_key=user_key,
+        new_conversation=new, history=tuple(history), user_key=user_key, client=caller.client,
         settings=settings_for(project),
     )  # fmt: skip
 
