@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import secrets
 import uuid
@@ -10,6 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator, RegexVa
 from django.db import models
 
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
+from assistant.sealing import seal, unseal
 
 #: The pipeline's knob defaults live once, in the core's `Settings`; new projects start there.
 PIPELINE_DEFAULTS = Settings()
@@ -26,6 +29,18 @@ def new_public_key() -> str:
 
 def new_secret_key() -> str:
     return "sk_" + secrets.token_urlsafe(32)
+
+
+def secret_key_digest(key: str) -> str:
+    """What is stored of a secret key: its SHA-256. A key is 256 random bits, so a fast hash
+    is enough (nothing to guess), and equal keys have equal digests for the unique index."""
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def unknown_secret_digest() -> str:
+    """The digest of a key nobody was shown: a project made outside the console has no usable
+    secret key until one is issued (rotated)."""
+    return secret_key_digest(new_secret_key())
 
 
 def normalise_origin(value: str) -> str:
@@ -71,7 +86,14 @@ class Project(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     public_key = models.CharField(max_length=64, unique=True, default=new_public_key)
-    secret_key = models.CharField(max_length=64, unique=True, default=new_secret_key)
+    # The secret key is never stored: its digest (to check it), its last four characters (to
+    # tell keys apart) and a copy sealed with the site's key (user hashes are HMACs keyed by
+    # it, so it must be read back; see assistant/sealing.py). Shown in full only when issued.
+    secret_key_digest = models.CharField(
+        max_length=64, unique=True, default=unknown_secret_digest, editable=False
+    )
+    secret_key_last4 = models.CharField(max_length=4, blank=True, default="", editable=False)
+    secret_key_sealed = models.TextField(blank=True, default="", editable=False)
     allowed_origins = models.JSONField(default=list, blank=True, validators=[validate_origins])
     threshold = models.FloatField(
         default=PIPELINE_DEFAULTS.threshold,
@@ -136,7 +158,30 @@ class Project(models.Model):
     def secret_key_hint(self) -> str:
         """Enough of the secret key to tell which one a server holds, too little to use it:
         the full key is shown only when it is made (console, creation or rotation)."""
-        return f"sk_…{self.secret_key[-4:]}"
+        return f"sk_…{self.secret_key_last4}" if self.secret_key_last4 else "none issued yet"
+
+    def issue_secret_key(self) -> str:
+        """A new secret key for this project (the old one stops working once saved); the only
+        moment it exists in clear."""
+        key = new_secret_key()
+        self.secret_key_digest = secret_key_digest(key)
+        self.secret_key_last4 = key[-4:]
+        self.secret_key_sealed = seal(key)
+        return key
+
+    def secret_key_matches(self, candidate: str) -> bool:
+        """The one place a presented secret key is checked (every door, through the intake),
+        in constant time."""
+        return bool(candidate) and hmac.compare_digest(
+            secret_key_digest(candidate), self.secret_key_digest
+        )
+
+    def user_hash_key(self) -> bytes:
+        """The secret key, unsealed, for verifying user hashes only. ValueError when none was
+        issued or the site's key that sealed it is gone."""
+        if not self.secret_key_sealed:
+            raise ValueError("no secret key has been issued")
+        return unseal(self.secret_key_sealed).encode()
 
     def allows_origin(self, origin: str) -> bool:
         try:

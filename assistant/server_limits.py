@@ -60,7 +60,7 @@ def answer_over_limit_requests() -> None:
     def bad_request(channel: Any) -> None:
         _answer_once(channel, BAD_REQUEST)
 
-    HTTPChannel.lineLengthExceeded = line_too_long
+    HTTPChannel.lineLengthExceeded = line_too_long  # type: ignore[method-assign]
     # Twisted's own "quick and dirty" 400 (its words), for requests over its other limits.
     HTTPChannel._respondToBadRequestAndDisconnect = bad_request  # type: ignore[method-assign]
     HTTPChannel._askdocs_answers = True  # type: ignore[attr-defined]

@@ -77,7 +77,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "corsheaders.middleware.CorsMiddleware",
+    "assistant.ask.cors.ProjectCorsMiddleware",  # django-cors-headers, off the event loop
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -113,7 +113,7 @@ DATABASE_URL = env("DATABASE_URL")
 if DATABASE_URL:
     try:
         # Under ASGI every request may run on another thread, so persistent connections pile
-        # up (Django's docs advise 0); pool with PgBouncer or psycopg's pool instead.
+        # up (Django's docs advise 0); PostgreSQL gets psycopg's pool instead (below).
         DATABASES = {
             "default": dj_database_url.parse(
                 DATABASE_URL, conn_max_age=envint("DATABASE_CONN_MAX_AGE", 0, minimum=0)
@@ -121,6 +121,21 @@ if DATABASE_URL:
         }
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from exc
+    # Each process opens at most DATABASE_POOL_SIZE connections to PostgreSQL; a request that
+    # finds them all busy waits up to DATABASE_POOL_TIMEOUT seconds for one (then JSON 503).
+    # Without it, 200 concurrent asks on two web processes opened 104 connections and
+    # PostgreSQL (max_connections 100) refused everyone. 0: no pool (PgBouncer in front).
+    DATABASE_POOL_SIZE = envint("DATABASE_POOL_SIZE", 10, minimum=0, maximum=1000)
+    if DATABASES["default"]["ENGINE"].endswith("postgresql") and DATABASE_POOL_SIZE:
+        if DATABASES["default"].get("CONN_MAX_AGE"):
+            raise ImproperlyConfigured(
+                "DATABASE_CONN_MAX_AGE must be 0 with the connection pool (DATABASE_POOL_SIZE)"
+            )
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": DATABASE_POOL_SIZE,
+            "timeout": envfloat("DATABASE_POOL_TIMEOUT", 30.0, minimum=0.1),
+        }
 else:
     DATABASES = {
         "default": {

@@ -62,3 +62,12 @@ def fake_ollama() -> Iterator[FakeOllama]:
     """A running fake Ollama server (see tests/fake_ollama.py), stopped after the test."""
     with FakeOllama() as server:
         yield server
+
+
+def secret_of(project):  # noqa: ANN001, ANN201
+    """The project's secret key in clear, as its owner was shown it: only its digest is
+    stored, so a test issues one (once per project instance) and keeps it."""
+    if not hasattr(project, "_secret_for_tests"):
+        project._secret_for_tests = project.issue_secret_key()
+        project.save()
+    return project._secret_for_tests

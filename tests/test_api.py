@@ -8,6 +8,7 @@ import pytest
 
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
+from tests.conftest import secret_of
 
 pytestmark = pytest.mark.django_db
 
@@ -117,8 +118,12 @@ def test_without_an_origin_it_needs_the_secret_key(client, demo):
     assert refused.json()["error"]["code"] == "origin_required"
     wrong = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION="Bearer sk_wrong")
     assert wrong.status_code == 403
-    ok = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION=f"Bearer {demo.secret_key}")
+    ok = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION=f"Bearer {secret_of(demo)}")
     assert ok.status_code == 200
+    # A prefix, the digest that is stored, or the key with a changed last letter: refused.
+    for almost in (secret_of(demo)[:-1], demo.secret_key_digest, secret_of(demo)[:-1] + "?"):
+        near = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION=f"Bearer {almost}")
+        assert near.status_code == 403
 
 
 def test_cors_preflight_is_allowed_only_for_a_known_origin(client, demo):
@@ -289,3 +294,36 @@ def test_one_visitor_asking_in_many_conversations_is_not_suggested_to_others(cli
              "topic": "Billing"}, HTTP_ORIGIN=ORIGIN, REMOTE_ADDR=address)  # fmt: skip
     assert suggestions() == [planted]
     assert "203.0.113.7" not in {i.asker for i in Interaction.objects.all()}  # hashed
+
+
+def test_the_secret_key_is_not_stored_and_user_hashes_still_verify(demo):
+    """Only its digest, last four characters and a copy sealed with the site's key are kept;
+    a host server's user hash, keyed by the secret key, still verifies."""
+    import hashlib
+    import hmac
+
+    from assistant.memory.identity import user_hash
+
+    secret = secret_of(demo)
+    row = Project.objects.filter(pk=demo.pk).values().get()
+    assert not any(secret in str(value) for value in row.values())
+    assert row["secret_key_digest"] == hashlib.sha256(secret.encode()).hexdigest()
+    assert demo.secret_key_hint == f"sk_…{secret[-4:]}"
+    fresh = Project.objects.get(pk=demo.pk)
+    expected = hmac.new(secret.encode(), b"42", hashlib.sha256).hexdigest()
+    assert user_hash(fresh, "42") == expected
+
+
+def test_a_secret_sealed_under_a_forgotten_site_key_refuses_user_hashes(client, demo, settings):
+    import hashlib
+    import hmac
+
+    secret, old_site_key = secret_of(demo), settings.SECRET_KEY
+    signed = hmac.new(secret.encode(), b"42", hashlib.sha256).hexdigest()
+    body = {"question": "How do I get my money back?", "user_id": "42", "user_hash": signed}
+    settings.SECRET_KEY = "another-site-key-" + "x" * 40
+    refused = ask(client, demo, **body)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "invalid_identity"
+    settings.SECRET_KEY_FALLBACKS = [old_site_key]  # rotated the way Django rotates it
+    assert ask(client, demo, **body).status_code == 200

@@ -16,12 +16,14 @@ import json
 import re
 import unicodedata
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
 from django.conf import settings as django_settings
+from django.db import DatabaseError
 
 from assistant.ask import ratelimits
 from assistant.ask.selectors import conversation_exists, conversation_history, project_by_key
@@ -219,6 +221,22 @@ def bool_field(data: Mapping[str, Any], name: str, *, default: bool) -> bool:
     return value
 
 
+# --- The database --------------------------------------------------------------------------
+
+DATABASE_UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."
+
+
+@contextmanager
+def database_answers() -> Iterator[None]:
+    """A database that refuses (too many clients, every pooled connection busy past the pool's
+    timeout, a restart) is a 503 like any unavailable dependency: a JSON body or an error
+    frame, never Django's HTML 500 nor a socket closed with 1011."""
+    try:
+        yield
+    except DatabaseError:
+        raise IntakeError("unavailable", DATABASE_UNAVAILABLE, 503) from None
+
+
 # --- Authorisation -------------------------------------------------------------------------
 
 
@@ -250,7 +268,8 @@ class Caller:
 def authorise(caller: Caller) -> Project:
     """Browsers are let in by the project's public key and an allowed Origin; servers, which
     send no Origin, by the project's secret key as a Bearer token."""
-    project = project_by_key(caller.key)
+    with database_answers():
+        project = project_by_key(caller.key)
     if project is None:
         raise IntakeError("unknown_project", "Unknown project key.", 401)
     if caller.origin:
@@ -261,7 +280,7 @@ def authorise(caller: Caller) -> Project:
                 403,
             )
         return project
-    if caller.bearer and caller.bearer == project.secret_key:
+    if project.secret_key_matches(caller.bearer):
         return project
     raise IntakeError(
         "origin_required",
@@ -272,10 +291,11 @@ def authorise(caller: Caller) -> Project:
 
 def authorise_server(caller: Caller) -> Project:
     """Only the project's own server (its secret key) may; used by the memory API."""
-    project = project_by_key(caller.key)
+    with database_answers():
+        project = project_by_key(caller.key)
     if project is None:
         raise IntakeError("unknown_project", "Unknown project key.", 401)
-    if not caller.bearer or caller.bearer != project.secret_key:
+    if not project.secret_key_matches(caller.bearer):
         raise IntakeError(
             "secret_key_required",
             "Memory is managed with the project's secret key as a Bearer token.",
@@ -339,12 +359,16 @@ def ask_request(data: Mapping[str, Any], *, project: Project, caller: Caller) ->
     new = not conversation_id
     if new:
         conversation_id = uuid.uuid4().hex
-    elif not conversation_exists(project=project, conversation_id=conversation_id):
-        raise IntakeError(
-            "unknown_conversation", UNKNOWN_CONVERSATION, 400, {"conversation_id": ["Unknown."]}
-        )
     else:
-        history = conversation_history(project=project, conversation_id=conversation_id)
+        with database_answers():
+            known = conversation_exists(project=project, conversation_id=conversation_id)
+            if known:
+                history = conversation_history(project=project, conversation_id=conversation_id)
+        if not known:
+            raise IntakeError(
+                "unknown_conversation", UNKNOWN_CONVERSATION, 400,
+                {"conversation_id": ["Unknown."]},
+            )  # fmt: skip
     limit("ask", client=caller.client, conversation_id=conversation_id)
     return AskRequest(
         project=project, question=question, topic=topic, conversation_id=conversation_id,
@@ -358,7 +382,7 @@ def user_key_for(data: Mapping[str, Any], *, project: Project, caller: Caller) -
     `user_hash`), or `user` named directly by the project's server (secret key only)."""
     try:
         if data.get("user"):
-            if not caller.is_server or caller.bearer != project.secret_key:
+            if not caller.is_server or not project.secret_key_matches(caller.bearer):
                 raise IdentityError("Only the project's secret key may name a user directly.")
             return check_user_key(text_field(data, "user", max_chars=120))
         for name in ("visitor_id", "user_id", "user_hash"):
