@@ -85,6 +85,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Closest to the view: an API request gives its database connection back at once.
+    "assistant.connections.give_back_the_connection_after_the_view",
     # Last, as django-axes asks: it turns a login refused for a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -131,10 +133,15 @@ if DATABASE_URL:
             raise ImproperlyConfigured(
                 "DATABASE_CONN_MAX_AGE must be 0 with the connection pool (DATABASE_POOL_SIZE)"
             )
+        from psycopg_pool import ConnectionPool
+
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": DATABASE_POOL_SIZE,
             "timeout": envfloat("DATABASE_POOL_TIMEOUT", 30.0, minimum=0.1),
+            # A connection is checked before it is handed out: after a database restart the
+            # pooled ones are dead, and each would fail one request.
+            "check": ConnectionPool.check_connection,
         }
 else:
     DATABASES = {
@@ -204,9 +211,13 @@ CELERY_TASK_ACKS_LATE = True
 # A task whose worker died (the whole worker, not one child: that is requeued at once) is
 # delivered again after this long. Shorter than a long sync on purpose: a second delivery of a
 # sync that is still running finds it alive and does nothing (ingestion.sync).
-CELERY_BROKER_TRANSPORT_OPTIONS = {
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
     "visibility_timeout": envint("ASKDOCS_TASK_VISIBILITY_SECONDS", 1800, minimum=60)
 }
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # The broker's keys (the queue, `unacked`, `_kombu.*`) under the deployment's prefix too:
+    # two deployments sharing a Redis database must not share a queue.
+    CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = f"{REDIS_KEY_PREFIX}:celery:"
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Beat asks every minute which sources are due (their schedule: hourly, daily, weekly).
 CELERY_BEAT_SCHEDULE = {
@@ -330,6 +341,11 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("ASKDOCS_LOGIN_LOCKOUT_MINUTES", 15
 # Username and address together: a stranger guessing cannot lock the real user out from
 # elsewhere, and one address cannot lock every account by trying each name once.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# ...and a username from every address together, at a higher bound (see the handler).
+AXES_HANDLER = "assistant.console.login_lockout.UsernameBoundHandler"
+ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME = envint(
+    "ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME", 20, minimum=1
+)
 AXES_RESET_ON_SUCCESS = True  # a successful login forgets the earlier failures
 AXES_LOCKOUT_TEMPLATE = "console/lockout.html"
 

@@ -29,7 +29,9 @@ from assistant.models import Project
 #: Close codes for a refused socket (4000-4999 are free for applications).
 CLOSE_UNKNOWN_PROJECT = 4401
 CLOSE_ORIGIN_NOT_ALLOWED = 4403
-CLOSE_TRY_AGAIN_LATER = 1013
+#: The database refused: try again later (1013 says so in the protocol, but servers may only
+#: send 1000 or 3000-4999 themselves).
+CLOSE_UNAVAILABLE = 4503
 _CLOSE_CODES = {401: CLOSE_UNKNOWN_PROJECT, 403: CLOSE_ORIGIN_NOT_ALLOWED}
 
 
@@ -70,7 +72,7 @@ class AskConsumer(AsyncWebsocketConsumer):
         if refusal is not None and refusal.status == 503:
             # The database refused: say so, and close as "try again later".
             await self.send_frame(refusal.frame())
-            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+            await self.close(code=CLOSE_UNAVAILABLE)
             return
         if project is None:
             status = refusal.status if refusal else 403
