@@ -133,16 +133,14 @@ if DATABASE_URL:
             raise ImproperlyConfigured(
                 "DATABASE_CONN_MAX_AGE must be 0 with the connection pool (DATABASE_POOL_SIZE)"
             )
-        from psycopg_pool import ConnectionPool
-
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": DATABASE_POOL_SIZE,
             "timeout": envfloat("DATABASE_POOL_TIMEOUT", 30.0, minimum=0.1),
-            # A connection is checked before it is handed out: after a database restart the
-            # pooled ones are dead, and each would fail one request.
-            "check": ConnectionPool.check_connection,
         }
+        # The pool checks a connection before handing it out: after a database restart the
+        # pooled ones are dead, and each would fail one request.
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     DATABASES = {
         "default": {

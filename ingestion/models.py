@@ -59,6 +59,10 @@ class Document(models.Model):
     title = models.CharField(max_length=500)
     url = models.CharField(max_length=1000, blank=True)
     content_hash = models.CharField(max_length=64)
+    #: Its text gives orders to an AI assistant (indirect prompt injection, OWASP LLM01): set
+    #: when it is indexed (ingestion/injection.py), with excerpts for the console.
+    suspected_injection = models.BooleanField(default=False)
+    injection_excerpts = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
