@@ -67,8 +67,10 @@ class AskConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.caller = caller_of(self.scope)
-        project, refusal = await database_sync_to_async(project_for_socket)(self.caller)
+        # Accepted first: daphne drops a handshake not accepted within 5 s, and the project's
+        # lookup may wait for a pooled database connection longer than that under load.
         await self.accept()
+        project, refusal = await database_sync_to_async(project_for_socket)(self.caller)
         if refusal is not None and refusal.status == 503:
             # The database refused: say so, and close as "try again later".
             await self.send_frame(refusal.frame())
