@@ -31,10 +31,23 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
     The vector store is not rolled back with the database, so tests that index documents
     of their own do it in a project of their own (retrieval filters by project), and no test
     deletes demo documents."""
+    from django.db import connection
+
     from assistant.demo import demo_seed
 
     with django_db_blocker.unblock():
         demo_seed()
+    yield
+    if connection.vendor == "postgresql":
+        # Threads of the suite (answer workers, asgiref's thread for async ORM calls) may
+        # still hold a pooled connection, which would keep PostgreSQL from dropping the test
+        # database ("being accessed by other users"); end them first.
+        with django_db_blocker.unblock(), connection._nodb_cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> pg_backend_pid()",
+                [connection.settings_dict["NAME"]],
+            )
 
 
 @pytest.fixture(autouse=True)
