@@ -209,13 +209,13 @@ CELERY_TASK_ACKS_LATE = True
 # A task whose worker died (the whole worker, not one child: that is requeued at once) is
 # delivered again after this long. Shorter than a long sync on purpose: a second delivery of a
 # sync that is still running finds it alive and does nothing (ingestion.sync).
-CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, Any] = {
-    "visibility_timeout": envint("ASKDOCS_TASK_VISIBILITY_SECONDS", 1800, minimum=60)
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": envint("ASKDOCS_TASK_VISIBILITY_SECONDS", 1800, minimum=60),
+    # A Redis broker's keys (the queue, `unacked`, `_kombu.*`) under the deployment's prefix
+    # too: two deployments sharing a Redis database must not share a queue. (Other
+    # transports ignore it.)
+    "global_keyprefix": f"{REDIS_KEY_PREFIX}:celery:",
 }
-if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-    # The broker's keys (the queue, `unacked`, `_kombu.*`) under the deployment's prefix too:
-    # two deployments sharing a Redis database must not share a queue.
-    CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = f"{REDIS_KEY_PREFIX}:celery:"
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Beat asks every minute which sources are due (their schedule: hourly, daily, weekly).
 CELERY_BEAT_SCHEDULE = {
