@@ -176,8 +176,9 @@ class Project(models.Model):
             secret_key_digest(candidate), self.secret_key_digest
         )
 
-    def user_hash_key(self) -> bytes:
-        """The secret key, unsealed, for verifying user hashes only. ValueError when none was
+    def signing_key(self) -> bytes:
+        """The secret key, unsealed, only as the key of HMACs the project's own server makes
+        or checks (user hashes; signatures of what we send it). ValueError when none was
         issued or the site's key that sealed it is gone."""
         if not self.secret_key_sealed:
             raise ValueError("no secret key has been issued")

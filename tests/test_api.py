@@ -327,3 +327,13 @@ def test_a_secret_sealed_under_a_forgotten_site_key_refuses_user_hashes(client, 
     assert refused.json()["error"]["code"] == "invalid_identity"
     settings.SECRET_KEY_FALLBACKS = [old_site_key]  # rotated the way Django rotates it
     assert ask(client, demo, **body).status_code == 200
+
+
+def test_a_project_is_found_by_its_secret_key_alone(demo):
+    """For doors that name no public key (an AI tool's Bearer secret key)."""
+    from assistant.ask.selectors import project_by_secret_key
+
+    secret = secret_of(demo)
+    assert project_by_secret_key(secret) == demo
+    for wrong in ("", "sk_", secret[:-1], demo.secret_key_digest, "pk_" + secret[3:]):
+        assert project_by_secret_key(wrong) is None

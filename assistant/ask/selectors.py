@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-from assistant.models import Interaction, Project
+from assistant.models import Interaction, Project, secret_key_digest
 from assistant.rag.types import Turn
 
 
 def project_by_key(key: str) -> Project | None:
     return Project.objects.filter(public_key=key).first() if key else None
+
+
+def project_by_secret_key(key: str) -> Project | None:
+    """The project whose secret key this is, found by its digest (keys are not stored), and
+    confirmed by the one comparison (`Project.secret_key_matches`)."""
+    if not key.startswith("sk_"):
+        return None
+    project = Project.objects.filter(secret_key_digest=secret_key_digest(key)).first()
+    return project if project is not None and project.secret_key_matches(key) else None
 
 
 def conversation_history(

@@ -34,7 +34,7 @@ def user_hash(project: Project, user_id: str) -> str:
     """What the host page's server computes for `user_id` (documented in the README).
     IdentityError when the project has no readable secret key."""
     try:
-        key = project.user_hash_key()
+        key = project.signing_key()
     except ValueError as error:
         raise IdentityError(f"User hashes cannot be checked: {error}.") from None
     return hmac.new(key, user_id.encode(), hashlib.sha256).hexdigest()
