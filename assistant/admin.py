@@ -21,7 +21,7 @@ class ProjectAdmin(admin.ModelAdmin):
     list_display = ["name", "sms_number", "generator", "threshold", "created_at"]
     search_fields = ["name", "sms_number"]
     # The secret key is shown in full only once, in the console, when it is made or rotated.
-    exclude = ["secret_key"]
+    exclude = ["secret_key_digest", "secret_key_last4", "secret_key_sealed"]
     readonly_fields = ["public_key", "secret_key_hint", "created_at"]
 
 

@@ -19,6 +19,11 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from assistant.ask.routing import websocket_urlpatterns  # noqa: E402
 from assistant.mcp_server.app import PATHS as MCP_PATHS  # noqa: E402
 from assistant.mcp_server.app import mcp_application  # noqa: E402
+from assistant.server_limits import answer_over_limit_requests  # noqa: E402
+
+# Daphne's own refusals (a request line over 16 KiB, a WebSocket message over 1 MiB) answer in
+# the API's error shape instead of dropping the connection.
+answer_over_limit_requests()
 
 
 async def http_application(scope: Any, receive: Any, send: Any) -> None:

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import hashlib
+import hmac
+import re
 import secrets
 import uuid
 from urllib.parse import urlsplit
@@ -15,9 +18,15 @@ from django.core.validators import (
 from django.db import models
 
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
+from assistant.sealing import seal, unseal
 
 #: The pipeline's knob defaults live once, in the core's `Settings`; new projects start there.
 PIPELINE_DEFAULTS = Settings()
+
+
+#: What may stand between `//` and the path of an origin: a host name, IPv4 or [IPv6] address,
+#: and a port. No user part, no percent-escapes, no backslashes.
+_HOST_AND_PORT = re.compile(r"(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
 def new_public_key() -> str:
@@ -28,16 +37,34 @@ def new_secret_key() -> str:
     return "sk_" + secrets.token_urlsafe(32)
 
 
+def secret_key_digest(key: str) -> str:
+    """What is stored of a secret key: its SHA-256. A key is 256 random bits, so a fast hash
+    is enough (nothing to guess), and equal keys have equal digests for the unique index."""
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def unknown_secret_digest() -> str:
+    """The digest of a key nobody was shown: a project made outside the console has no usable
+    secret key until one is issued (rotated)."""
+    return secret_key_digest(new_secret_key())
+
+
 def normalise_origin(value: str) -> str:
-    """'HTTPS://Docs.Example.com:443/' -> 'https://docs.example.com'. Raises ValueError."""
+    """'HTTPS://Docs.Example.com:443/' -> 'https://docs.example.com': the whole origin (scheme,
+    host, port), compared as a whole. Raises ValueError, also for a user part
+    (`http://evil.example@app.example.com`): no browser sends one, and `hostname` alone would
+    read it as app.example.com."""
     parts = urlsplit(value.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{value!r} is not an origin like https://app.example.com")
+    if "@" in parts.netloc or not _HOST_AND_PORT.fullmatch(parts.netloc):
+        raise ValueError(f"{value!r} must be an origin only: scheme, host and port")
     if parts.path not in ("", "/") or parts.query or parts.fragment:
         raise ValueError(f"{value!r} must be an origin only, without a path")
     default_port = {"http": 80, "https": 443}[parts.scheme]
     port = f":{parts.port}" if parts.port and parts.port != default_port else ""
-    return f"{parts.scheme}://{parts.hostname.lower()}{port}"
+    host = parts.hostname.lower()
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}{port}"
 
 
 def validate_origins(value: list[str]) -> None:
@@ -71,7 +98,14 @@ class Project(models.Model):
 
     name = models.CharField(max_length=100, unique=True)
     public_key = models.CharField(max_length=64, unique=True, default=new_public_key)
-    secret_key = models.CharField(max_length=64, unique=True, default=new_secret_key)
+    # The secret key is never stored: its digest (to check it), its last four characters (to
+    # tell keys apart) and a copy sealed with the site's key (user hashes are HMACs keyed by
+    # it, so it must be read back; see assistant/sealing.py). Shown in full only when issued.
+    secret_key_digest = models.CharField(
+        max_length=64, unique=True, default=unknown_secret_digest, editable=False
+    )
+    secret_key_last4 = models.CharField(max_length=4, blank=True, default="", editable=False)
+    secret_key_sealed = models.TextField(blank=True, default="", editable=False)
     allowed_origins = models.JSONField(default=list, blank=True, validators=[validate_origins])
     threshold = models.FloatField(
         default=PIPELINE_DEFAULTS.threshold,
@@ -157,7 +191,31 @@ class Project(models.Model):
     def secret_key_hint(self) -> str:
         """Enough of the secret key to tell which one a server holds, too little to use it:
         the full key is shown only when it is made (console, creation or rotation)."""
-        return f"sk_…{self.secret_key[-4:]}"
+        return f"sk_…{self.secret_key_last4}" if self.secret_key_last4 else "none issued yet"
+
+    def issue_secret_key(self) -> str:
+        """A new secret key for this project (the old one stops working once saved); the only
+        moment it exists in clear."""
+        key = new_secret_key()
+        self.secret_key_digest = secret_key_digest(key)
+        self.secret_key_last4 = key[-4:]
+        self.secret_key_sealed = seal(key)
+        return key
+
+    def secret_key_matches(self, candidate: str) -> bool:
+        """The one place a presented secret key is checked (every door, through the intake),
+        in constant time."""
+        return bool(candidate) and hmac.compare_digest(
+            secret_key_digest(candidate), self.secret_key_digest
+        )
+
+    def signing_key(self) -> bytes:
+        """The secret key, unsealed, only as the key of HMACs the project's own server makes
+        or checks (user hashes; signatures of what we send it). ValueError when none was
+        issued or the site's key that sealed it is gone."""
+        if not self.secret_key_sealed:
+            raise ValueError("no secret key has been issued")
+        return unseal(self.secret_key_sealed).encode()
 
     def clean(self) -> None:
         super().clean()
@@ -224,6 +282,10 @@ class Interaction(models.Model):
     #: The answerability check: answerable, score, reason (when it refused), features.
     answerability = models.JSONField(default=dict, blank=True)
     total_ms = models.FloatField(default=0)
+    #: Who asked, as a keyed hash (no address is stored): a proven identity (a host page's
+    #: signed-in user, an SMS sender) or else the client's address; "" when unknown (console,
+    #: command line). Suggestions count distinct askers.
+    asker = models.CharField(max_length=32, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

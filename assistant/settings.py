@@ -77,7 +77,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "assistant.static_files.StaticFilesMiddleware",  # WhiteNoise, streaming right under ASGI
-    "corsheaders.middleware.CorsMiddleware",
+    "assistant.ask.cors.ProjectCorsMiddleware",  # django-cors-headers, off the event loop
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -85,6 +85,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Closest to the view: an API request gives its database connection back at once.
+    "assistant.connections.give_back_the_connection_after_the_view",
     # Last, as django-axes asks: it turns a login refused for a lockout into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -113,7 +115,7 @@ DATABASE_URL = env("DATABASE_URL")
 if DATABASE_URL:
     try:
         # Under ASGI every request may run on another thread, so persistent connections pile
-        # up (Django's docs advise 0); pool with PgBouncer or psycopg's pool instead.
+        # up (Django's docs advise 0); PostgreSQL gets psycopg's pool instead (below).
         DATABASES = {
             "default": dj_database_url.parse(
                 DATABASE_URL, conn_max_age=envint("DATABASE_CONN_MAX_AGE", 0, minimum=0)
@@ -121,6 +123,24 @@ if DATABASE_URL:
         }
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {exc}") from exc
+    # Each process opens at most DATABASE_POOL_SIZE connections to PostgreSQL; a request that
+    # finds them all busy waits up to DATABASE_POOL_TIMEOUT seconds for one (then JSON 503).
+    # Without it, 200 concurrent asks on two web processes opened 104 connections and
+    # PostgreSQL (max_connections 100) refused everyone. 0: no pool (PgBouncer in front).
+    DATABASE_POOL_SIZE = envint("DATABASE_POOL_SIZE", 10, minimum=0, maximum=1000)
+    if DATABASES["default"]["ENGINE"].endswith("postgresql") and DATABASE_POOL_SIZE:
+        if DATABASES["default"].get("CONN_MAX_AGE"):
+            raise ImproperlyConfigured(
+                "DATABASE_CONN_MAX_AGE must be 0 with the connection pool (DATABASE_POOL_SIZE)"
+            )
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": DATABASE_POOL_SIZE,
+            "timeout": envfloat("DATABASE_POOL_TIMEOUT", 30.0, minimum=0.1),
+        }
+        # The pool checks a connection before handing it out: after a database restart the
+        # pooled ones are dead, and each would fail one request.
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     DATABASES = {
         "default": {
@@ -190,7 +210,11 @@ CELERY_TASK_ACKS_LATE = True
 # delivered again after this long. Shorter than a long sync on purpose: a second delivery of a
 # sync that is still running finds it alive and does nothing (ingestion.sync).
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": envint("ASKDOCS_TASK_VISIBILITY_SECONDS", 1800, minimum=60)
+    "visibility_timeout": envint("ASKDOCS_TASK_VISIBILITY_SECONDS", 1800, minimum=60),
+    # A Redis broker's keys (the queue, `unacked`, `_kombu.*`) under the deployment's prefix
+    # too: two deployments sharing a Redis database must not share a queue. (Other
+    # transports ignore it.)
+    "global_keyprefix": f"{REDIS_KEY_PREFIX}:celery:",
 }
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Beat asks every minute which sources are due (their schedule: hourly, daily, weekly).
@@ -338,6 +362,11 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("ASKDOCS_LOGIN_LOCKOUT_MINUTES", 15
 # Username and address together: a stranger guessing cannot lock the real user out from
 # elsewhere, and one address cannot lock every account by trying each name once.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# ...and a username from every address together, at a higher bound (see the handler).
+AXES_HANDLER = "assistant.console.login_lockout.UsernameBoundHandler"
+ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME = envint(
+    "ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME", 20, minimum=1
+)
 AXES_RESET_ON_SUCCESS = True  # a successful login forgets the earlier failures
 AXES_LOCKOUT_TEMPLATE = "console/lockout.html"
 

@@ -30,3 +30,4 @@ urlpatterns = [
 ]
 
 handler404 = "assistant.ask.views.not_found"
+handler500 = "assistant.ask.views.server_error"

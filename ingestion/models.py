@@ -62,6 +62,10 @@ class Document(models.Model):
     #: For a web page: its ETag, Last-Modified, in-scope links and the extraction version it
     #: was read with, so an unchanged page is not downloaded again (an HTTP 304).
     fetch_state = models.JSONField(null=True, blank=True)
+    #: Its text gives orders to an AI assistant (indirect prompt injection, OWASP LLM01): set
+    #: when it is indexed (ingestion/injection.py), with excerpts for the console.
+    suspected_injection = models.BooleanField(default=False)
+    injection_excerpts = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

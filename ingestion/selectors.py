@@ -126,6 +126,9 @@ def source_counts(*, source: Source) -> dict[str, int]:
         "documents": Document.objects.filter(source=source).count(),
         "chunks": Chunk.objects.filter(document__source=source).count(),
         "answers": source.answers.count(),
+        "suspected_injection": Document.objects.filter(
+            source=source, suspected_injection=True
+        ).count(),
     }
 
 

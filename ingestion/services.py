@@ -26,6 +26,7 @@ from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk as PassageChunk
 from assistant.wiring import runtime
 from ingestion.index import index_written
+from ingestion.injection import instructions_to_an_assistant
 from ingestion.models import Chunk, Document, Source
 
 
@@ -184,12 +185,15 @@ def _write(
                     )
                 )
             Chunk.objects.bulk_create(fresh)
+            excerpts = instructions_to_an_assistant(incoming.text)
             Document.objects.filter(pk=document.pk).update(
                 title=incoming.title[:500], url=incoming.url[:1000], content_hash=doc_hash,
                 fetch_state=incoming.fetch_state,
+                suspected_injection=bool(excerpts), injection_excerpts=excerpts,
             )  # fmt: skip
             document.title, document.url = incoming.title[:500], incoming.url[:1000]
             document.content_hash = doc_hash
+            document.suspected_injection, document.injection_excerpts = bool(excerpts), excerpts
             embedded = sum(1 for vid, _ in wanted if vid not in existing)
             results[incoming.external_id] = DocumentResult(document, status, embedded, len(stale))
             all_stale += stale

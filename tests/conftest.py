@@ -31,30 +31,23 @@ def django_db_setup(django_db_setup, django_db_blocker):  # noqa: ANN001, ANN201
     The vector store is not rolled back with the database, so tests that index documents
     of their own do it in a project of their own (retrieval filters by project), and no test
     deletes demo documents."""
+    from django.db import connection
+
     from assistant.demo import demo_seed
 
     with django_db_blocker.unblock():
         demo_seed()
     yield
-    with django_db_blocker.unblock():
-        _end_other_sessions_of_the_test_database()
-
-
-def _end_other_sessions_of_the_test_database() -> None:
-    """Async tests reach the ORM through asgiref's worker threads (`acount()`, async views
-    under the test client), and Django closes a thread's connection only when a request ends
-    in that thread, so those connections outlive the tests. PostgreSQL refuses to drop a
-    database others are connected to, which left test_askdocs_* behind after a green run.
-    The database is this run's own: end the other sessions on it before it is dropped."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        return
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
+    if connection.vendor == "postgresql":
+        # Threads of the suite (answer workers, asgiref's thread for async ORM calls) may
+        # still hold a pooled connection, which would keep PostgreSQL from dropping the test
+        # database ("being accessed by other users"); end them first.
+        with django_db_blocker.unblock(), connection._nodb_cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> pg_backend_pid()",
+                [connection.settings_dict["NAME"]],
+            )
 
 
 @pytest.fixture(autouse=True)
@@ -82,3 +75,12 @@ def fake_ollama() -> Iterator[FakeOllama]:
     """A running fake Ollama server (see tests/fake_ollama.py), stopped after the test."""
     with FakeOllama() as server:
         yield server
+
+
+def secret_of(project):  # noqa: ANN001, ANN201
+    """The project's secret key in clear, as its owner was shown it: only its digest is
+    stored, so a test issues one (once per project instance) and keeps it."""
+    if not hasattr(project, "_secret_for_tests"):
+        project._secret_for_tests = project.issue_secret_key()
+        project.save()
+    return project._secret_for_tests

@@ -8,6 +8,7 @@ import pytest
 
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
+from tests.conftest import secret_of
 
 pytestmark = pytest.mark.django_db
 
@@ -141,8 +142,12 @@ def test_without_an_origin_it_needs_the_secret_key(client, demo):
     assert refused.json()["error"]["code"] == "origin_required"
     wrong = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION="Bearer sk_wrong")
     assert wrong.status_code == 403
-    ok = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION=f"Bearer {demo.secret_key}")
+    ok = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION=f"Bearer {secret_of(demo)}")
     assert ok.status_code == 200
+    # A prefix, the digest that is stored, or the key with a changed last letter: refused.
+    for almost in (secret_of(demo)[:-1], demo.secret_key_digest, secret_of(demo)[:-1] + "?"):
+        near = post(client, "/api/v1/ask", body, HTTP_AUTHORIZATION=f"Bearer {almost}")
+        assert near.status_code == 403
 
 
 def test_cors_preflight_is_allowed_only_for_a_known_origin(client, demo):
@@ -154,6 +159,32 @@ def test_cors_preflight_is_allowed_only_for_a_known_origin(client, demo):
         "/api/v1/ask", HTTP_ORIGIN="https://evil.example", HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
     )
     assert "Access-Control-Allow-Origin" not in denied
+
+
+@pytest.mark.parametrize(
+    "origin",
+    ["http://evil.example@127.0.0.1:8000", "http://a:b@127.0.0.1:8000", "http://127.0.0.1:8001",
+     "https://127.0.0.1:8000", "http://127.0.0.1:8000/path", "http://127.0.0.1:8000%2F"],
+)  # fmt: skip
+def test_only_the_whole_allowed_origin_gets_a_preflight_or_suggestions(client, demo, origin):
+    """Scheme, host and port are compared as a whole, and a user part is refused: `hostname`
+    alone reads http://evil.example@127.0.0.1:8000 as 127.0.0.1."""
+    preflight = client.options(
+        "/api/v1/suggestions", HTTP_ORIGIN=origin, HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST"
+    )
+    assert "Access-Control-Allow-Origin" not in preflight
+    suggestions = post(client, "/api/v1/suggestions", {"project": demo.public_key},
+                       HTTP_ORIGIN=origin)  # fmt: skip
+    assert suggestions.status_code == 403
+    assert suggestions.json()["error"]["code"] == "origin_not_allowed"
+
+
+def test_an_origin_with_a_user_part_cannot_be_allowed(demo):
+    from django.core.exceptions import ValidationError
+
+    demo.allowed_origins = ["https://user@app.example.com"]
+    with pytest.raises(ValidationError):
+        demo.full_clean()
 
 
 def test_a_new_origin_is_allowed_as_soon_as_it_is_saved(client, demo):
@@ -227,28 +258,32 @@ def test_the_openapi_schema_is_served(client):
     assert b"/api/v1/ask" in response.content and b"/api/v1/retrieve" in response.content
 
 
-def logged(project, question, topic="Billing", conversation="c1", **fields):  # noqa: ANN001, ANN201
-    defaults = {"retrieval_query": question, "answer": "An answer [1].", "generator": "extractive"}
+def logged(project, question, topic="Billing", asker="a1", **fields):  # noqa: ANN001, ANN201
+    defaults = {"retrieval_query": question, "answer": "An answer [1].", "generator": "extractive",
+                "conversation_id": f"c-{asker}"}  # fmt: skip
     return Interaction.objects.create(
-        project=project, question=question, topic=topic, conversation_id=conversation,
-        **{**defaults, **fields},
-    )  # fmt: skip
+        project=project, question=question, topic=topic, asker=asker, **{**defaults, **fields}
+    )
 
 
-def test_suggestions_are_the_topics_questions_answered_well_in_several_conversations(client, demo):
+def test_suggestions_are_the_topics_questions_answered_well_for_several_askers(client, demo):
     from feedback.models import Feedback
 
-    for conversation in ("c1", "c2", "c3"):
-        logged(demo, "How long do refunds take?", conversation=conversation)
-    logged(demo, "how long do refunds take", conversation="c4")  # the same question
-    for conversation in ("c1", "c2"):
-        logged(demo, "Can I pay by invoice?", conversation=conversation)
-        logged(demo, "Is there a student discount?", conversation=conversation,
-               refused=True, answer=SORRY)  # fmt: skip
-        logged(demo, "What is a token?", topic="Tokens", conversation=conversation)
-        disliked = logged(demo, "Why was I charged twice?", conversation=conversation)
-        Feedback.objects.create(interaction=disliked, client_id=f"client-{conversation}", vote=-1)
-    logged(demo, "My order 12345 for Jane Doe?", conversation="c1")  # asked once: private
+    for asker in ("a1", "a2", "a3", "a4"):
+        logged(demo, "How long do refunds take?", asker=asker)
+    logged(demo, "how long do refunds take", asker="a5")  # the same question
+    for asker in ("a1", "a2", "a3"):
+        logged(demo, "Can I pay by invoice?", asker=asker)
+        logged(demo, "Is there a student discount?", asker=asker, refused=True, answer=SORRY)
+        logged(demo, "What is a token?", topic="Tokens", asker=asker)
+        disliked = logged(demo, "Why was I charged twice?", asker=asker)
+        Feedback.objects.create(interaction=disliked, client_id=f"client-{asker}", vote=-1)
+    logged(demo, "What about my order 12345?", asker="a1")
+    logged(demo, "What about my order 12345?", asker="a2")  # two askers: not yet several
+    for conversation in range(6):  # one asker, many conversations: still one visitor
+        logged(demo, "My order 12345 for Jane Doe?", asker="a1", conversation_id=f"c{conversation}")
+    for _ in range(3):  # asked where nobody is known (console, command line)
+        logged(demo, "Staff test question?", asker="")
 
     response = post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
                     HTTP_ORIGIN="http://127.0.0.1:8000")  # fmt: skip
@@ -257,3 +292,72 @@ def test_suggestions_are_the_topics_questions_answered_well_in_several_conversat
     other = post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
                  HTTP_ORIGIN="https://evil.example")  # fmt: skip
     assert other.status_code == 403
+
+
+def test_one_visitor_asking_in_many_conversations_is_not_suggested_to_others(client, demo):
+    """Through the API: the same client address in new conversations (and with new made-up
+    visitor ids) stays one asker; three addresses are three."""
+    planted = "How do I get my money back?"
+    for n in range(4):
+        visitor = f"visitor-{n}-" + "v" * 16
+        response = post(
+            client, "/api/v1/ask",
+            {"project": demo.public_key, "question": planted, "topic": "Billing",
+             "visitor_id": visitor},
+            HTTP_ORIGIN=ORIGIN, REMOTE_ADDR="203.0.113.7",
+        )  # fmt: skip
+        assert response.status_code == 200 and not response.json()["refused"], response.json()
+
+    def suggestions() -> list[str]:
+        return post(client, "/api/v1/suggestions", {"project": demo.public_key, "topic": "Billing"},
+                    HTTP_ORIGIN=ORIGIN).json()["questions"]  # fmt: skip
+
+    assert suggestions() == []
+    for address in ("198.51.100.1", "198.51.100.2"):
+        post(client, "/api/v1/ask", {"project": demo.public_key, "question": planted,
+             "topic": "Billing"}, HTTP_ORIGIN=ORIGIN, REMOTE_ADDR=address)  # fmt: skip
+    assert suggestions() == [planted]
+    assert "203.0.113.7" not in {i.asker for i in Interaction.objects.all()}  # hashed
+
+
+def test_the_secret_key_is_not_stored_and_user_hashes_still_verify(demo):
+    """Only its digest, last four characters and a copy sealed with the site's key are kept;
+    a host server's user hash, keyed by the secret key, still verifies."""
+    import hashlib
+    import hmac
+
+    from assistant.memory.identity import user_hash
+
+    secret = secret_of(demo)
+    row = Project.objects.filter(pk=demo.pk).values().get()
+    assert not any(secret in str(value) for value in row.values())
+    assert row["secret_key_digest"] == hashlib.sha256(secret.encode()).hexdigest()
+    assert demo.secret_key_hint == f"sk_…{secret[-4:]}"
+    fresh = Project.objects.get(pk=demo.pk)
+    expected = hmac.new(secret.encode(), b"42", hashlib.sha256).hexdigest()
+    assert user_hash(fresh, "42") == expected
+
+
+def test_a_secret_sealed_under_a_forgotten_site_key_refuses_user_hashes(client, demo, settings):
+    import hashlib
+    import hmac
+
+    secret, old_site_key = secret_of(demo), settings.SECRET_KEY
+    signed = hmac.new(secret.encode(), b"42", hashlib.sha256).hexdigest()
+    body = {"question": "How do I get my money back?", "user_id": "42", "user_hash": signed}
+    settings.SECRET_KEY = "another-site-key-" + "x" * 40
+    refused = ask(client, demo, **body)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "invalid_identity"
+    settings.SECRET_KEY_FALLBACKS = [old_site_key]  # rotated the way Django rotates it
+    assert ask(client, demo, **body).status_code == 200
+
+
+def test_a_project_is_found_by_its_secret_key_alone(demo):
+    """For doors that name no public key (an AI tool's Bearer secret key)."""
+    from assistant.ask.selectors import project_by_secret_key
+
+    secret = secret_of(demo)
+    assert project_by_secret_key(secret) == demo
+    for wrong in ("", "sk_", secret[:-1], demo.secret_key_digest, "pk_" + secret[3:]):
+        assert project_by_secret_key(wrong) is None

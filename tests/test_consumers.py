@@ -143,6 +143,31 @@ async def test_it_refuses_sockets_from_origins_the_project_does_not_allow(demo_p
     assert await closed_with(communicator) == CLOSE_UNKNOWN_PROJECT
 
 
+async def test_a_socket_opened_before_its_project_was_deleted_gets_an_error_frame(demo_project):
+    """It was let in when it opened; its next question finds the project gone. It used to be
+    answered and logged against the deleted row (IntegrityError, FOREIGN KEY constraint)."""
+    from assistant.models import Project
+
+    communicator = socket_for(demo_project, client=random_client())
+    await communicator.connect()
+    assert (await ask(communicator, question="How do I rotate an API key?"))[-1]["type"] == "done"
+    await Project.objects.filter(pk=demo_project.pk).adelete()
+    frames = await ask(communicator, question="How do I rotate an API key?")
+    await communicator.disconnect()
+    assert [(f["type"], f.get("code")) for f in frames] == [("error", "unknown_project")]
+    assert await Interaction.objects.acount() == 0
+
+
+async def test_an_open_socket_follows_the_projects_allowed_origins(demo_project):
+    communicator = socket_for(demo_project, client=random_client())
+    await communicator.connect()
+    demo_project.allowed_origins = ["https://elsewhere.example"]
+    await demo_project.asave(update_fields=["allowed_origins"])
+    frames = await ask(communicator, question="How do I rotate an API key?")
+    await communicator.disconnect()
+    assert [(f["type"], f.get("code")) for f in frames] == [("error", "origin_not_allowed")]
+
+
 async def test_a_follow_up_keeps_its_conversation_and_is_read_with_the_earlier_one(demo_project):
     communicator = socket_for(demo_project)
     await communicator.connect()

@@ -17,6 +17,7 @@ from assistant.celery import app as celery_app
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
+from tests.conftest import secret_of
 from tests.fake_webhook import FakeWebhook
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -111,6 +112,7 @@ def test_without_an_email_the_visitor_is_told_support_cannot_reply(client, proje
 
 
 def test_a_webhook_gets_signed_json_and_is_retried_until_it_takes_it(client, project):
+    key = secret_of(project)  # the signature is keyed by the project's secret key
     with FakeWebhook() as hook:
         support(project, "webhook", hook.url)
         hook.fail_next(2, status=503)
@@ -128,7 +130,7 @@ def test_a_webhook_gets_signed_json_and_is_retried_until_it_takes_it(client, pro
         {"title": "Refunds", "url": "https://help.example/refunds"}
     ]
     assert sent["exchanges"][1]["refused"] is True
-    expected = hmac.new(project.secret_key.encode(), delivery["raw"], hashlib.sha256).hexdigest()
+    expected = hmac.new(key.encode(), delivery["raw"], hashlib.sha256).hexdigest()
     assert delivery["headers"]["X-AskAI-Signature"] == f"sha256={expected}"
 
 

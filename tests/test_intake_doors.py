@@ -12,6 +12,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote_from_bytes, urlencode
 
 import httpx
 import pytest
@@ -22,6 +23,7 @@ from django.core.management import CommandError, call_command
 from assistant.asgi import application
 from assistant.demo import demo_seed
 from assistant.models import Interaction
+from tests.conftest import secret_of
 from tests.live_server import LiveAsgiServer
 from tests.sms import conftest as sms
 from tests.sms.conftest import FIELD_NUMBER, Webhook
@@ -44,12 +46,27 @@ class Row:
     question: Any = GOOD  # None: left out
     extra: dict[str, Any] | None = None
     raw: str | None = None  # a body sent as is (JSON doors only)
+    #: Question text as raw bytes (not UTF-8): sent as is in a JSON body, percent-escaped in
+    #: a URL.
+    question_bytes: bytes | None = None
+    content_type: str = "application/json"
     key: str | None = None  # None: the project's public key
     origin: str | None = ORIGIN
     code: str = "invalid"
     #: Doors where the input cannot be expressed (a URL cannot carry a lone surrogate, an SMS
     #: has no topic) or does not apply.
     skip: frozenset[str] = frozenset()
+
+    def raw_body(self, key: str, **fields: Any) -> bytes:
+        """The JSON body, with the question's raw bytes in place when there are any."""
+        if self.raw is not None:
+            return self.raw.encode("utf-8", "surrogatepass")
+        body = {**self.body(key), **fields}
+        if self.question_bytes is None:
+            return json.dumps(body).encode()
+        body.pop("question", None)
+        head = json.dumps(body).encode()[:-1]
+        return head + b', "question": "' + self.question_bytes + b'"}'
 
     def body(self, key: str) -> dict[str, Any]:
         body: dict[str, Any] = {"project": key, **(self.extra or {})}
@@ -65,18 +82,35 @@ ROWS = [
     Row("nested JSON 2,000 deep", raw=NESTED, code="malformed_json", skip=NOT_JSON),
     Row("not JSON", raw='{"question": "hi",', code="malformed_json", skip=NOT_JSON),
     Row("a JSON list", raw='["a"]', code="invalid", skip=NOT_JSON),
+    Row("invalid UTF-8", question_bytes=b"refund \xff\xfe?", code="not_utf8",
+        skip=NOT_JSON - {"stream_get"} | {"socket"}),
+    Row("an encoded surrogate (invalid UTF-8)", question_bytes=b"refund \xed\xa0\x80?",
+        code="not_utf8", skip=NOT_JSON - {"stream_get"} | {"socket"}),
+    Row("a text/plain body", content_type="text/plain", code="unsupported_media_type",
+        skip=NOT_JSON | {"socket"}),
     Row("a lone surrogate", question="\ud800 refund?", skip=NOT_JSON - {"cli"} | {"sms"}),
     Row("a NUL byte", question="refund\x00?"),
     Row("a question too long", question="x" * 2001, code="question_too_long", skip={"sms"}),
     Row("a topic too long", extra={"topic": "t" * 201}, skip={"sms"}),
     Row("a question that is not text", question=42, skip=NOT_JSON),
     Row("no question", question=None, skip={"sms"}),
+    # The tokenizer drops these, so the models would read an empty question (relevance 0.99).
+    Row("a question of U+FFFD only", question="\ufffd", skip={"feedback"}),
+    Row("two zero-width spaces", question="\u200b\u200b", skip={"feedback"}),
+    Row("two soft hyphens", question="\u00ad\u00ad", skip={"feedback"}),
+    Row("a private-use character", question="\ue000", skip={"feedback"}),
     Row("a malformed conversation id", extra={"conversation_id": "../../etc"},
         code="unknown_conversation", skip=NO_AUTH | {"retrieve"}),
     Row("an unknown conversation id", extra={"conversation_id": "c0ffee"},
         code="unknown_conversation", skip=NO_AUTH | {"retrieve"}),
     Row("an unknown project", key="pk_nope", code="unknown_project", skip=NO_AUTH),
     Row("an origin the project does not allow", origin="https://evil.example",
+        code="origin_not_allowed", skip=NO_AUTH),
+    Row("an allowed origin behind a user part", origin="http://evil.example@127.0.0.1:8000",
+        code="origin_not_allowed", skip=NO_AUTH),
+    Row("an allowed host on another port", origin="http://127.0.0.1:8001",
+        code="origin_not_allowed", skip=NO_AUTH),
+    Row("an allowed host on another scheme", origin="https://127.0.0.1:8000",
         code="origin_not_allowed", skip=NO_AUTH),
     Row("no origin and no secret key", origin=None, code="origin_required",
         skip=NO_AUTH | {"socket"}),
@@ -107,8 +141,7 @@ def staff_client(client, django_user_model):  # noqa: ANN001, ANN201
 
 def _http(client, path: str, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
     headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
-    data = row.raw if row.raw is not None else json.dumps(row.body(key))
-    response = client.post(path, data, content_type="application/json", **headers)
+    response = client.post(path, row.raw_body(key), content_type=row.content_type, **headers)
     return response.status_code, response.json()["error"]["code"]
 
 
@@ -119,14 +152,20 @@ def _feedback(client, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
     if isinstance(row.question, str) and row.question != GOOD:
         body["comment"] = row.question
     headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
-    data = row.raw if row.raw is not None else json.dumps(body)
-    response = client.post("/api/v1/feedback", data, content_type="application/json", **headers)
+    data = row.raw_body(key, **body) if row.raw is not None or row.question_bytes else body
+    response = client.post(
+        "/api/v1/feedback", data if isinstance(data, bytes) else json.dumps(data),
+        content_type=row.content_type, **headers,
+    )  # fmt: skip
     return response.status_code, response.json()["error"]["code"]
 
 
 def _stream_get(client, row: Row, key: str) -> tuple[int, str]:  # noqa: ANN001
     headers = {"HTTP_ORIGIN": row.origin} if row.origin else {}
-    response = client.get("/api/v1/ask/stream", row.body(key), **headers)
+    query = urlencode(row.body(key))
+    if row.question_bytes is not None:
+        query += "&question=" + quote_from_bytes(row.question_bytes)
+    response = client.get(f"/api/v1/ask/stream?{query}", **headers)
     return response.status_code, response.json()["error"]["code"]
 
 
@@ -223,7 +262,7 @@ def _through_the_door(door: str, demo, client, staff_client, mcp) -> None:  # no
         "sms": lambda row: _sms(Webhook(client), row),
         "sandbox": lambda row: _sandbox(staff_client, row),
         "cli": _cli,
-        "mcp": lambda row: _mcp(mcp.url, demo.secret_key, row),
+        "mcp": lambda row: _mcp(mcp.url, secret_of(demo), row),
     }
     before = Interaction.objects.count()
     checked = 0
@@ -308,3 +347,19 @@ def test_a_sender_over_the_sms_limit_gets_no_reply(client, twilio, field_project
     assert first.status_code == second.status_code == 200
     assert "<Message>" in first.content.decode()
     assert "<Message>" not in second.content.decode()  # no paid text for it
+
+
+def test_the_stream_door_answers_what_django_would_answer_in_html_with_json(demo, client) -> None:  # noqa: ANN001
+    """A POST with no Content-Type, a body over Django's upload limit, a GET with a thousand
+    fields: each a JSON 4xx like the REST doors, not an answer and not Django's HTML 400."""
+    body = json.dumps({"project": demo.public_key, "question": GOOD})
+    bare = client.generic("POST", "/api/v1/ask/stream", body, HTTP_ORIGIN=ORIGIN)
+    assert (bare.status_code, bare.json()["error"]["code"]) == (415, "unsupported_media_type")
+    huge = client.post("/api/v1/ask/stream", b"{" + b" " * 3_000_000 + b"}",
+                       content_type="application/json", HTTP_ORIGIN=ORIGIN)  # fmt: skip
+    assert (huge.status_code, huge.json()["error"]["code"]) == (413, "too_large")
+    fields = "&".join(f"f{n}=x" for n in range(1001))
+    many = client.get(f"/api/v1/ask/stream?project={demo.public_key}&question=hi&{fields}",
+                      HTTP_ORIGIN=ORIGIN)  # fmt: skip
+    assert (many.status_code, many.json()["error"]["code"]) == (400, "invalid")
+    assert not Interaction.objects.exists()

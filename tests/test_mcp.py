@@ -15,6 +15,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from assistant.models import Interaction, Project
+from tests.conftest import secret_of
 from tests.live_server import LiveAsgiServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -64,7 +65,7 @@ def test_it_lists_its_two_tools_with_their_arguments(live, mode):
     async def session(client: Client) -> Any:
         return await client.list_tools()
 
-    listed = run(server.url, project.secret_key, session, mode=mode)
+    listed = run(server.url, secret_of(project), session, mode=mode)
     tools = {tool.name: tool for tool in listed.tools}
 
     assert set(tools) == {"search_docs", "ask"}
@@ -80,7 +81,7 @@ def test_a_search_returns_the_passages_that_pass_the_gate_and_is_logged(live):
     server, project = live
 
     result = call(
-        server.url, project.secret_key, "search_docs",
+        server.url, secret_of(project), "search_docs",
         {"query": "How do I rotate an API key?", "topic": "settings"},
     )  # fmt: skip
 
@@ -104,7 +105,7 @@ def test_a_search_nothing_answers_is_an_explicit_refusal_and_a_blind_spot(live):
     server, project = live
 
     result = call(
-        server.url, project.secret_key, "search_docs", {"query": "Who won the 1998 World Cup?"}
+        server.url, secret_of(project), "search_docs", {"query": "Who won the 1998 World Cup?"}
     )
 
     assert not result.is_error
@@ -130,7 +131,7 @@ def test_ask_answers_with_sources_like_the_rest_door_and_follows_up(live):
         )
         return first, follow_up
 
-    first, follow_up = run(server.url, project.secret_key, session)
+    first, follow_up = run(server.url, secret_of(project), session)
 
     answer = first.structured_content
     assert not first.is_error and answer["refused"] is False
@@ -141,7 +142,7 @@ def test_ask_answers_with_sources_like_the_rest_door_and_follows_up(live):
     rest = httpx.post(
         f"{server.url}/api/v1/ask",
         json={"project": project.public_key, "question": "How long do refunds take?"},
-        headers={"Authorization": f"Bearer {project.secret_key}"},
+        headers={"Authorization": f"Bearer {secret_of(project)}"},
     ).json()
     assert {k: answer[k] for k in ("answer", "refused", "sources", "generator")} == {
         k: rest[k] for k in ("answer", "refused", "sources", "generator")
@@ -157,7 +158,7 @@ def test_a_question_the_docs_do_not_cover_is_refused_without_sources(live):
     server, project = live
 
     result = call(
-        server.url, project.secret_key, "ask", {"question": "What is the capital of Peru?"}
+        server.url, secret_of(project), "ask", {"question": "What is the capital of Peru?"}
     )
 
     answer = result.structured_content
@@ -197,7 +198,7 @@ def test_a_browser_origin_the_project_does_not_allow_gets_403(live):
         f"{server.url}/mcp/",
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
         headers={
-            "Authorization": f"Bearer {project.secret_key}",
+            "Authorization": f"Bearer {secret_of(project)}",
             "Origin": "https://evil.example",
             "Accept": "application/json, text/event-stream",
         },
@@ -217,7 +218,7 @@ def test_the_rate_limit_of_the_intake_holds_for_ai_tools(live, settings):
             for _ in range(3)
         ]
 
-    results = run(server.url, project.secret_key, session)
+    results = run(server.url, secret_of(project), session)
 
     assert [r.is_error for r in results] == [False, False, True]
     assert "rate_limited" in results[2].content[0].text
@@ -238,7 +239,7 @@ def test_the_rate_limit_of_the_intake_holds_for_ai_tools(live, settings):
 def test_bad_input_is_a_tool_error_and_logs_nothing(live, tool, arguments, code):
     server, project = live
 
-    result = call(server.url, project.secret_key, tool, arguments)
+    result = call(server.url, secret_of(project), tool, arguments)
 
     assert result.is_error
     assert code in result.content[0].text
@@ -248,12 +249,12 @@ def test_bad_input_is_a_tool_error_and_logs_nothing(live, tool, arguments, code)
 def test_an_unknown_tool_and_a_malformed_body_are_protocol_errors_not_500s(live):
     server, project = live
     headers = {
-        "Authorization": f"Bearer {project.secret_key}",
+        "Authorization": f"Bearer {secret_of(project)}",
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
     }
 
-    unknown = call(server.url, project.secret_key, "drop_tables", {})
+    unknown = call(server.url, secret_of(project), "drop_tables", {})
     malformed = httpx.post(f"{server.url}/mcp/", content=b"{not json", headers=headers)
     huge = httpx.post(f"{server.url}/mcp/", content=b" " * 200_000, headers=headers)
 
@@ -268,7 +269,7 @@ def test_only_post_is_served_the_stateless_server_has_no_stream_to_open(live, me
 
     response = httpx.request(
         method, f"{server.url}/mcp/", timeout=10,
-        headers={"Authorization": f"Bearer {project.secret_key}", "Accept": "text/event-stream"},
+        headers={"Authorization": f"Bearer {secret_of(project)}", "Accept": "text/event-stream"},
     )  # fmt: skip
 
     assert response.status_code == 405 and response.headers["allow"] == "POST"

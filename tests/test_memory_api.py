@@ -13,6 +13,7 @@ from assistant.memory.models import UserFact
 from assistant.memory.services import memory_facts, memory_remember
 from assistant.models import Project
 from assistant.wiring import runtime
+from tests.conftest import secret_of
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,7 @@ def post(client, path, body, **headers):  # noqa: ANN001, ANN201
 
 
 def bearer(project: Project) -> dict[str, str]:
-    return {"HTTP_AUTHORIZATION": f"Bearer {project.secret_key}"}
+    return {"HTTP_AUTHORIZATION": f"Bearer {secret_of(project)}"}
 
 
 def vectors_of(project: Project, user: str) -> set[str]:
@@ -57,6 +58,7 @@ def test_a_browser_visitor_remembers_and_recalls_through_the_ask_api(client, dem
     ],
 )
 def test_it_refuses_an_identity_it_cannot_trust(client, demo, identity, message):
+    secret_of(demo)  # the project has a secret key to check user hashes with
     response = post(
         client, "/api/v1/ask", {"project": demo.public_key, "question": "remember I like tea",
                                 **identity}, HTTP_ORIGIN=ORIGIN,
@@ -68,6 +70,7 @@ def test_it_refuses_an_identity_it_cannot_trust(client, demo, identity, message)
 
 
 def test_a_signed_in_user_is_proven_by_the_hash_of_the_host_server(client, demo):
+    secret_of(demo)
     user_id = f"u-{uuid.uuid4().hex[:8]}"
     body = {"project": demo.public_key, "user_id": user_id,
             "user_hash": user_hash(demo, user_id), "question": "remember I like tea"}  # fmt: skip
@@ -146,3 +149,14 @@ def test_the_admin_shows_the_injection_rate_and_the_similarity_distribution(clie
     assert sum(compared for _, _, compared, _ in metrics.distribution) == 2
     assert sum(injected for *_, injected in metrics.distribution) == 1
     assert "<strong>50%</strong>" in page.content.decode()
+
+
+@pytest.mark.parametrize("text", [5, 5.5, True, ["a fact"], {"text": "a fact"}])
+def test_the_memory_api_takes_a_fact_as_text_only(client, demo, text):
+    response = post(
+        client, "/api/v1/memory/facts", {"project": demo.public_key, "user": "visitor:" + "v" * 20,
+                                         "text": text}, **bearer(demo),
+    )  # fmt: skip
+    assert response.status_code == 400, response.content
+    assert "text" in response.json()["error"]["fields"]
+    assert not UserFact.objects.exists()

@@ -7,6 +7,7 @@ import pytest
 
 from assistant.memory.identity import user_hash
 from assistant.models import Interaction, Project
+from tests.conftest import secret_of
 from tests.test_widget_browser import live, page  # noqa: F401 - fixtures
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -33,6 +34,9 @@ def test_a_visitor_is_remembered_across_page_loads_but_not_as_a_signed_in_user(l
     assert "Enterprise" not in asked.retrieval_query
 
     project = Project.objects.get(pk=asked.project_id)
+    # Issued in the console while the page is open; the host page's server holds it, and the
+    # widget's open socket checks the hash with the key as it is now.
+    secret_of(project)
     page.evaluate("([id, hash]) => AskAI.identify(id, hash)", ["u-7", user_hash(project, "u-7")])
     assert ask(page, "What do you remember about me?", 1) == (
         "I don't remember anything about you yet."

@@ -15,6 +15,7 @@ from hypothesis import settings as hypothesis_settings
 from schemathesis import checks
 
 from assistant.wsgi import application
+from tests.conftest import secret_of
 from tests.sms.conftest import restore_demo  # noqa: F401 - a fixture
 
 # Transactional: a streamed answer is written by a worker thread on its own connection.
@@ -61,7 +62,7 @@ def server_key(demo, settings) -> str:  # noqa: ANN001
     for name in ("ASK_PER_CLIENT", "ASK_PER_CONVERSATION", "RETRIEVE_PER_CLIENT",
                  "FEEDBACK_PER_CLIENT"):  # fmt: skip
         setattr(settings, f"ASKDOCS_RATE_{name}", "10000/m")
-    return demo.secret_key
+    return secret_of(demo)
 
 
 @schema.parametrize()

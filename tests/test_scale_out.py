@@ -12,8 +12,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,8 +59,13 @@ def wait_until_up(url: str, process: subprocess.Popen[bytes], log: Path) -> None
     raise AssertionError(f"{url} did not come up:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def scale_out(tmp_path: Path) -> Iterator[dict]:
+#: Connections each process may open (DATABASE_POOL_SIZE).
+POOL = 8
+
+
+@pytest.fixture(scope="module")
+def scale_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    tmp_path = tmp_path_factory.mktemp("scale-out")
     name = f"askdocs_scaleout_{uuid.uuid4().hex[:8]}"
     postgres(f'CREATE DATABASE "{name}"')
     chroma, chroma_url = start_chroma(tmp_path)
@@ -67,6 +74,7 @@ def scale_out(tmp_path: Path) -> Iterator[dict]:
         tmp_path / "shared-data",  # the uploads folder every process shares
         DATABASE_URL=database, REDIS_URL="redis://127.0.0.1:6379/13", CHROMA_URL=chroma_url,
         ASKDOCS_REDIS_KEY_PREFIX=name, ASKDOCS_STREAM_WORDS_PER_SECOND="0",
+        DATABASE_POOL_SIZE=str(POOL), DATABASE_POOL_TIMEOUT="60",
     )  # fmt: skip
     processes: list[subprocess.Popen[bytes]] = [chroma]
     try:
@@ -90,7 +98,7 @@ def scale_out(tmp_path: Path) -> Iterator[dict]:
         for url, web, log in webs:
             wait_until_up(url, web, log)
         yield {"env": env, "webs": [url for url, _, _ in webs], "processes": processes,
-               "folder": tmp_path}  # fmt: skip
+               "folder": tmp_path, "database": name}  # fmt: skip
     finally:
         for process in reversed(processes):
             stop(process)
@@ -186,3 +194,98 @@ def test_two_web_processes_a_worker_and_beat_share_one_index(scale_out) -> None:
     assert all("50% off" in a["answer"] for a in answers.values())
     assert "source_sync_task" in worker_log  # the worker ran it
     assert scale_out["processes"][2].poll() is None  # beat still running
+
+
+class PeakConnections:
+    """The most connections to one database that pg_stat_activity shows, sampled every 20 ms
+    on a thread of its own while the block runs."""
+
+    def __init__(self, database: str) -> None:
+        self.database, self.peak, self.samples = database, 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        import psycopg
+
+        admin = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
+        with psycopg.connect(admin, autocommit=True) as connection:
+            while not self._stop.is_set():
+                row = connection.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (self.database,)
+                ).fetchone()
+                self.peak, self.samples = max(self.peak, row[0] if row else 0), self.samples + 1
+                time.sleep(0.02)
+
+    def __enter__(self) -> PeakConnections:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
+
+
+async def many_asks(urls: list[str], key: str, count: int) -> list[httpx.Response]:
+    questions = ["How do I get my money back?", "How do I rotate an API key?",
+                 "Can I pay by invoice?", "When does my token expire?"]  # fmt: skip
+    limits = httpx.Limits(max_connections=count, max_keepalive_connections=0)
+    async with httpx.AsyncClient(timeout=600, limits=limits) as client:
+        return list(await asyncio.gather(*(
+            client.post(f"{urls[n % len(urls)]}/api/v1/ask", headers={"Origin": ORIGIN},
+                        json={"project": key, "question": questions[n % len(questions)]})
+            for n in range(count)
+        )))  # fmt: skip
+
+
+def test_200_concurrent_asks_stay_within_the_pool_and_a_refusing_database_answers_json(
+    scale_out,  # noqa: ANN001
+) -> None:
+    """The finding: 200 concurrent asks on two web processes opened 104 connections, and 89
+    users got Django's HTML 500 ("too many clients"). With the pool each process opens at
+    most POOL; the rest wait their turn. A database that refuses anyway answers JSON 503."""
+    env, webs, database = scale_out["env"], scale_out["webs"], scale_out["database"]
+    key = public_key(env)
+    started = time.monotonic()
+    with PeakConnections(database) as watch:
+        responses = asyncio.run(many_asks(webs, key, 200))
+    elapsed = time.monotonic() - started
+    statuses = Counter(r.status_code for r in responses)
+    print(f"200 concurrent asks: {dict(statuses)} in {elapsed:.1f} s; peak connections "
+          f"{watch.peak} ({watch.samples} samples; pool {POOL} per process)")  # fmt: skip
+    assert statuses == {200: 200}, [r.text[:200] for r in responses if r.status_code != 200][:3]
+    # The two web processes, the worker and beat: each within its pool.
+    assert watch.samples > 10 and watch.peak <= 4 * POOL
+
+    postgres(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS false')
+    postgres(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'")
+    try:
+        body = {"project": key, "question": "How do I get my money back?"}
+        # Each wait for a connection lasts the pool's timeout (60 s here): the CORS check's
+        # (its cached origins may have expired) and the view's.
+        refused = httpx.post(
+            f"{webs[0]}/api/v1/ask", headers={"Origin": ORIGIN}, json=body, timeout=300
+        )
+        assert refused.status_code == 503, refused.text[:300]
+        assert refused.headers["content-type"] == "application/json"
+        assert refused.json()["error"]["code"] == "unavailable"
+
+        async def socket_refused() -> tuple[dict, int | None]:
+            address = webs[1].replace("http://", "ws://") + f"/ws/ask/?project={key}"
+            async with websockets.connect(address, origin=ORIGIN) as socket:
+                frame = json.loads(await asyncio.wait_for(socket.recv(), 300))
+                with pytest.raises(websockets.ConnectionClosed):
+                    await asyncio.wait_for(socket.recv(), 30)
+                return frame, socket.close_code
+
+        frame, code = asyncio.run(socket_refused())
+        assert (frame["type"], frame["code"], code) == ("error", "unavailable", 4503)
+    finally:
+        postgres(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS true')
+    # It recovers by itself once the database takes connections again (the pool reconnects).
+    deadline, status = time.monotonic() + 300, 0
+    while time.monotonic() < deadline and status != 200:
+        time.sleep(1)
+        status = httpx.post(f"{webs[0]}/api/v1/ask", headers={"Origin": ORIGIN}, json=body,
+                            timeout=300).status_code  # fmt: skip
+    assert status == 200

@@ -179,7 +179,7 @@ def test_a_document_with_html_and_script_links_renders_inert(live, page):
             # the sentences that answer the question.
             'The flux capacitor needs 1.21 gigawatts <img src=x onerror="window.pwned=1"> '
             "of power ![power](https://evil.example/t.png) to travel in time, says the "
-            "[flux capacitor power manual](javascript:window.pwned=2). "
+            "[flux capacitor power manual](javascript:alert(window.pwned=2)). "
             "The flux capacitor power comes from lightning or plutonium.\n"
         ),
     )  # fmt: skip
@@ -203,7 +203,8 @@ def test_a_document_with_html_and_script_links_renders_inert(live, page):
     assert "<img src=x onerror" in answer.inner_text()  # shown as text
     hrefs = answer.locator("a").evaluate_all("links => links.map(a => a.href)")
     assert all(h.startswith(("http://", "https://")) for h in hrefs)
-    assert "flux capacitor power manual" in answer.inner_text()
+    # The dropped link leaves its text, and nothing of its URL (no stray ")").
+    assert "says the flux capacitor power manual. " in answer.inner_text()
     assert page.evaluate("window.pwned") is None
     page.screenshot(path=str(ARTIFACTS / "widget-inert-html.png"))
 
@@ -388,11 +389,11 @@ def test_the_conversation_survives_a_reload_and_the_next_page_until_a_new_one(li
 
 def test_the_empty_panel_suggests_the_pages_question_and_the_ones_answered_well(live, page):
     project = Project.objects.get(name="Demo")
-    for conversation in ("s1", "s2"):
+    for conversation in ("s1", "s2", "s3"):  # three askers
         Interaction.objects.create(
             project=project, question="Can I get a refund after 30 days?", topic="Billing",
-            conversation_id=conversation, retrieval_query="x", answer="No [1].",
-            generator="extractive",
+            conversation_id=conversation, asker=conversation, retrieval_query="x",
+            answer="No [1].", generator="extractive",
         )  # fmt: skip
     frames = record_frames(page)
     page.goto(f"{live.url}/demo/billing/")

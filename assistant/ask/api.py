@@ -104,7 +104,7 @@ class AskApi(APIView):
         result = services.ask(
             project=project, question=asked.question, topic=asked.topic,
             channel=Interaction.Channel.API, conversation_id=asked.conversation_id,
-            history=asked.history, user_key=asked.user_key,
+            history=asked.history, user_key=asked.user_key, client=asked.client,
         )  # fmt: skip
         if result.error:
             raise ApiError(result.error, result.answer, status.HTTP_503_SERVICE_UNAVAILABLE)

@@ -29,6 +29,9 @@ from assistant.models import Project
 #: Close codes for a refused socket (4000-4999 are free for applications).
 CLOSE_UNKNOWN_PROJECT = 4401
 CLOSE_ORIGIN_NOT_ALLOWED = 4403
+#: The database refused: try again later (1013 says so in the protocol, but servers may only
+#: send 1000 or 3000-4999 themselves).
+CLOSE_UNAVAILABLE = 4503
 _CLOSE_CODES = {401: CLOSE_UNKNOWN_PROJECT, 403: CLOSE_ORIGIN_NOT_ALLOWED}
 
 
@@ -42,15 +45,15 @@ def caller_of(scope: dict[str, Any]) -> Caller:
     )
 
 
-def project_for_socket(caller: Caller) -> tuple[Project | None, int]:
-    """The project, or the close code that tells the page why not. A socket always comes from
-    a browser, so an Origin is required (a missing one counts as not allowed)."""
+def project_for_socket(caller: Caller) -> tuple[Project | None, IntakeError | None]:
+    """The project, or the intake's refusal. A socket always comes from a browser, so an
+    Origin is required (a missing one counts as not allowed)."""
     try:
         if not caller.origin:
             raise IntakeError("origin_not_allowed", "An Origin is required.", 403)
-        return intake.authorise(caller), 0
+        return intake.authorise(caller), None
     except IntakeError as error:
-        return None, _CLOSE_CODES.get(error.status, CLOSE_ORIGIN_NOT_ALLOWED)
+        return None, error
 
 
 class AskConsumer(AsyncWebsocketConsumer):
@@ -64,10 +67,18 @@ class AskConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         self.caller = caller_of(self.scope)
-        project, refusal = await database_sync_to_async(project_for_socket)(self.caller)
+        # Accepted first: daphne drops a handshake not accepted within 5 s, and the project's
+        # lookup may wait for a pooled database connection longer than that under load.
         await self.accept()
+        project, refusal = await database_sync_to_async(project_for_socket)(self.caller)
+        if refusal is not None and refusal.status == 503:
+            # The database refused: say so, and close as "try again later".
+            await self.send_frame(refusal.frame())
+            await self.close(code=CLOSE_UNAVAILABLE)
+            return
         if project is None:
-            await self.close(code=refusal)
+            status = refusal.status if refusal else 403
+            await self.close(code=_CLOSE_CODES.get(status, CLOSE_ORIGIN_NOT_ALLOWED))
             return
         self.project = project
 
@@ -82,15 +93,21 @@ class AskConsumer(AsyncWebsocketConsumer):
             return
         try:
             data = intake.parse_json(text_data)
-            request = await database_sync_to_async(intake.ask_request)(
-                data, project=self.project, caller=self.caller
-            )
+            request = await database_sync_to_async(self.let_in)(data)
         except IntakeError as error:
             await self.send_frame(error.frame())
             return
         # Answer in a task of its own, so a disconnect is handled (and cancels it) at once.
         self.busy = True
         self.answering = asyncio.create_task(self.answer(request))
+
+    def let_in(self, data: dict[str, Any]) -> AskRequest:
+        """Each question is let in with the project as it is now, not as it was when the socket
+        opened: a project deleted since gets `unknown_project` (its answer would be logged
+        against a row that is gone), a rotated secret key checks user hashes with the new
+        key, and a removed origin stops being served."""
+        self.project = intake.authorise(self.caller)
+        return intake.ask_request(data, project=self.project, caller=self.caller)
 
     async def answer(self, request: AskRequest) -> None:
         frames = answer_frames(request=request)

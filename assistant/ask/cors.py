@@ -9,10 +9,14 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from asgiref.sync import sync_to_async
+from corsheaders.middleware import CorsMiddleware
 from corsheaders.signals import check_request_enabled
 from django.core.cache import cache
 from django.db import connection
 from django.dispatch import receiver
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 logger = logging.getLogger(__name__)
 
@@ -51,21 +55,43 @@ def _load_origins() -> set[str]:
 
 
 def _outside_event_loop(load: Any) -> set[str]:
-    """Under ASGI the CORS middleware runs (and sends its signal) on the event loop, where the
-    ORM may not be used; the query then runs in a short-lived thread (once a minute at most)."""
+    """On the event loop, where the ORM may not be used, the query runs in a short-lived
+    thread (once a minute at most) whose connection is given back at once."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return load()
-
-    def load_and_close() -> set[str]:
-        try:
-            return load()
-        finally:
-            connection.close()
-
     with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(load_and_close).result()
+        return pool.submit(_closing_connection(load)).result()
+
+
+def _closing_connection(work: Any) -> Any:
+    def run(*args: Any) -> Any:
+        try:
+            return work(*args)
+        finally:
+            connection.close()  # a thread that is no request's gives its connection back
+
+    return run
+
+
+class ProjectCorsMiddleware(CorsMiddleware):
+    """django-cors-headers, with its checks off the event loop under ASGI. They may read the
+    allowed origins from the database, and a loop blocked waiting for a connection stalls
+    every request of the process, also those holding the connections it waits for: 200
+    concurrent asks with a pool of 8 connections were refused (PoolTimeout) instead of
+    waiting their turn."""
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponseBase:
+        check = _closing_connection(self.check_preflight)
+        response = await sync_to_async(check, thread_sensitive=False)(request)
+        if response is None:
+            result = self.get_response(request)
+            assert not isinstance(result, HttpResponseBase)  # noqa: S101 - async mode
+            response = await result
+        add_headers = _closing_connection(self.add_response_headers)
+        await sync_to_async(add_headers, thread_sensitive=False)(request, response)
+        return response
 
 
 def forget_origins() -> None:

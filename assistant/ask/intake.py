@@ -14,17 +14,26 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.db import DatabaseError
 
 from assistant.ask import ratelimits
-from assistant.ask.selectors import conversation_exists, conversation_history, project_by_key
+from assistant.ask.selectors import (
+    conversation_exists,
+    conversation_history,
+    project_by_key,
+    project_by_secret_key,
+)
 from assistant.errors import IntakeError
 from assistant.links import UnsafeUrl, http_url
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
@@ -39,6 +48,7 @@ MAX_JSON_DEPTH = 16
 MAX_TOPIC_CHARS = 200
 CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 UNKNOWN_CONVERSATION = "This conversation is unknown; start a new one."
+MAX_QUERY_FIELDS = 32
 SEND_AN_OBJECT = 'Send a JSON object like {"question": "..."}.'
 
 
@@ -53,7 +63,7 @@ def parse_json(raw: bytes | str) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError:
-        raise IntakeError("malformed_json", "The body is not UTF-8 JSON.") from None
+        raise IntakeError("not_utf8", "The body is not UTF-8.") from None
     if json_depth(text) > MAX_JSON_DEPTH:
         raise IntakeError("malformed_json", "The JSON is nested too deeply.")
     try:
@@ -63,6 +73,31 @@ def parse_json(raw: bytes | str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise IntakeError("invalid", SEND_AN_OBJECT)
     return data
+
+
+def require_json(content_type: str) -> None:
+    """A body must say it is JSON, as DRF's parser makes the REST doors insist (415)."""
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        raise IntakeError(
+            "unsupported_media_type", "Send the body as JSON (Content-Type: application/json).",
+            415,
+        )  # fmt: skip
+
+
+def parse_query(query_string: str) -> dict[str, str]:
+    """The fields of a URL query (the GET stream door): percent-escapes must decode as UTF-8,
+    where Django's `request.GET` would turn bad bytes into U+FFFD and answer the rest; a few
+    dozen fields at most, where Django would answer too many with an HTML 400. The last value
+    of a repeated name wins, as in `QueryDict.dict()`."""
+    try:
+        return dict(
+            parse_qsl(query_string, keep_blank_values=True, errors="strict",
+                      max_num_fields=MAX_QUERY_FIELDS)
+        )  # fmt: skip
+    except UnicodeDecodeError:
+        raise IntakeError("not_utf8", "The query is not UTF-8.") from None
+    except ValueError:
+        raise IntakeError("invalid", f"At most {MAX_QUERY_FIELDS} query fields.") from None
 
 
 def json_depth(text: str) -> int:
@@ -98,9 +133,11 @@ def text_field(
     max_chars: int,
     required: bool = False,
     too_long_code: str = "invalid",
+    words: bool = False,
 ) -> str:
     """A text field, stripped; "" when absent and optional. Refuses non-text, lone surrogates
-    (they break the tokenizer and the log) and NUL bytes, the same way at every door."""
+    (they break the tokenizer and the log) and NUL bytes, the same way at every door; with
+    `words`, text without a single letter or digit too (see `has_words`)."""
     value = data.get(name)
     if value is None or (value == "" and not required):
         if required:
@@ -120,7 +157,17 @@ def text_field(
     value = value.strip()
     if required and not value:
         raise _field_error(name, "This field is required.")
+    if words and value and not has_words(value):
+        raise _field_error(name, "Ask in words: there is no letter or digit in it.")
     return value
+
+
+def has_words(text: str) -> bool:
+    """Is there a letter or a digit (Unicode categories L* and N*) in the text? The models'
+    tokenizer drops U+FFFD, format characters (zero-width space, soft hyphen) and private-use
+    characters, so a question made only of those reaches the cross-encoder as an empty query,
+    and an empty query scores about 0.99 against any passage: it would pass every gate."""
+    return any(unicodedata.category(char)[0] in "LN" for char in text)
 
 
 def _field_error(
@@ -134,7 +181,7 @@ def _field_error(
 def question_field(data: Mapping[str, Any]) -> str:
     return text_field(
         data, "question", max_chars=django_settings.ASKDOCS_MAX_QUESTION_CHARS, required=True,
-        too_long_code="question_too_long",
+        too_long_code="question_too_long", words=True,
     )  # fmt: skip
 
 
@@ -182,6 +229,22 @@ def bool_field(data: Mapping[str, Any], name: str, *, default: bool) -> bool:
     return value
 
 
+# --- The database --------------------------------------------------------------------------
+
+DATABASE_UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."
+
+
+@contextmanager
+def database_answers() -> Iterator[None]:
+    """A database that refuses (too many clients, every pooled connection busy past the pool's
+    timeout, a restart) is a 503 like any unavailable dependency: a JSON body or an error
+    frame, never Django's HTML 500 nor a socket closed with 1011."""
+    try:
+        yield
+    except DatabaseError:
+        raise IntakeError("unavailable", DATABASE_UNAVAILABLE, 503) from None
+
+
 # --- Authorisation -------------------------------------------------------------------------
 
 
@@ -213,7 +276,8 @@ class Caller:
 def authorise(caller: Caller) -> Project:
     """Browsers are let in by the project's public key and an allowed Origin; servers, which
     send no Origin, by the project's secret key as a Bearer token."""
-    project = project_by_key(caller.key)
+    with database_answers():
+        project = project_by_key(caller.key)
     if project is None:
         raise IntakeError("unknown_project", "Unknown project key.", 401)
     if caller.origin:
@@ -224,7 +288,7 @@ def authorise(caller: Caller) -> Project:
                 403,
             )
         return project
-    if caller.bearer and caller.bearer == project.secret_key:
+    if project.secret_key_matches(caller.bearer):
         return project
     raise IntakeError(
         "origin_required",
@@ -235,10 +299,11 @@ def authorise(caller: Caller) -> Project:
 
 def authorise_server(caller: Caller) -> Project:
     """Only the project's own server (its secret key) may; used by the memory API."""
-    project = project_by_key(caller.key)
+    with database_answers():
+        project = project_by_key(caller.key)
     if project is None:
         raise IntakeError("unknown_project", "Unknown project key.", 401)
-    if not caller.bearer or caller.bearer != project.secret_key:
+    if not project.secret_key_matches(caller.bearer):
         raise IntakeError(
             "secret_key_required",
             "Memory is managed with the project's secret key as a Bearer token.",
@@ -250,7 +315,7 @@ def authorise_server(caller: Caller) -> Project:
 def authorise_mcp(caller: Caller) -> Project:
     """AI tools (MCP clients) name no public key: their Bearer secret key alone picks the
     project. A browser-based client must also come from one of the project's origins."""
-    project = _project_by_secret_key(caller.bearer)
+    project = project_by_secret_key(caller.bearer)
     if project is None:
         raise IntakeError(
             "secret_key_required",
@@ -262,14 +327,6 @@ def authorise_mcp(caller: Caller) -> Project:
             "origin_not_allowed", f"Origin {caller.origin} is not allowed for this project.", 403
         )
     return project
-
-
-def _project_by_secret_key(candidate: str) -> Project | None:
-    """The project whose secret key this is; with the comparisons above, the only place a
-    secret key is checked."""
-    if not candidate.startswith("sk_"):
-        return None
-    return Project.objects.filter(secret_key=candidate).first()
 
 
 # --- Requests ------------------------------------------------------------------------------
@@ -302,6 +359,8 @@ class AskRequest:
     history: tuple[Turn, ...] = ()
     #: Whose memory to use ("" for none): see assistant/memory/identity.py.
     user_key: str = ""
+    #: The caller's address (for counting distinct visitors; see services.asker_of).
+    client: str = ""
     settings: Settings = field(default_factory=Settings)
 
 
@@ -325,16 +384,20 @@ def ask_request(data: Mapping[str, Any], *, project: Project, caller: Caller) ->
     new = not conversation_id
     if new:
         conversation_id = uuid.uuid4().hex
-    elif not conversation_exists(project=project, conversation_id=conversation_id):
-        raise IntakeError(
-            "unknown_conversation", UNKNOWN_CONVERSATION, 400, {"conversation_id": ["Unknown."]}
-        )
     else:
-        history = conversation_history(project=project, conversation_id=conversation_id)
+        with database_answers():
+            known = conversation_exists(project=project, conversation_id=conversation_id)
+            if known:
+                history = conversation_history(project=project, conversation_id=conversation_id)
+        if not known:
+            raise IntakeError(
+                "unknown_conversation", UNKNOWN_CONVERSATION, 400,
+                {"conversation_id": ["Unknown."]},
+            )  # fmt: skip
     limit("ask", client=caller.client, conversation_id=conversation_id)
     return AskRequest(
         project=project, question=question, topic=topic, conversation_id=conversation_id,
-        new_conversation=new, history=tuple(history), user_key=user_key,
+        new_conversation=new, history=tuple(history), user_key=user_key, client=caller.client,
         settings=settings_for(project),
     )  # fmt: skip
 
@@ -344,7 +407,7 @@ def user_key_for(data: Mapping[str, Any], *, project: Project, caller: Caller) -
     `user_hash`), or `user` named directly by the project's server (secret key only)."""
     try:
         if data.get("user"):
-            if not caller.is_server or caller.bearer != project.secret_key:
+            if not caller.is_server or not project.secret_key_matches(caller.bearer):
                 raise IdentityError("Only the project's secret key may name a user directly.")
             return check_user_key(text_field(data, "user", max_chars=120))
         for name in ("visitor_id", "user_id", "user_hash"):

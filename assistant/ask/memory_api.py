@@ -27,11 +27,19 @@ def authorise_server(request: Request, key: str) -> Project:
     return intake.authorise_server(caller)
 
 
+class TextOnly(serializers.CharField):
+    """A CharField that takes text only: DRF's would read `5` or `5.0` as "5", where every
+    door of the intake answers "Send text."."""
+
+    def to_internal_value(self, data: object) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class UserInput(serializers.Serializer):
-    project = serializers.CharField(max_length=64, help_text="Public key")
-    user = serializers.CharField(
-        max_length=120, help_text='"visitor:<id>", "user:<id>", "sms:+1..."'
-    )
+    project = TextOnly(max_length=64, help_text="Public key")
+    user = TextOnly(max_length=120, help_text='"visitor:<id>", "user:<id>", "sms:+1..."')
 
     def validate_user(self, value: str) -> str:
         try:
@@ -51,7 +59,7 @@ class MemoryFactsApi(APIView):
     @extend_schema_serializer(component_name="MemoryFactRequest")
     class AddInput(UserInput):
         # The exact limit is checked by the memory core, with its own message.
-        text = serializers.CharField(max_length=MAX_FACT_CHARS * 4, allow_blank=True)
+        text = TextOnly(max_length=MAX_FACT_CHARS * 4, allow_blank=True)
 
     @extend_schema_serializer(component_name="MemoryFacts")
     class OutputSerializer(serializers.Serializer):

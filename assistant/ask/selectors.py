@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-from assistant.models import Interaction, Project
+from assistant.models import Interaction, Project, secret_key_digest
 from assistant.rag.types import Turn
 
 
 def project_by_key(key: str) -> Project | None:
     return Project.objects.filter(public_key=key).first() if key else None
+
+
+def project_by_secret_key(key: str) -> Project | None:
+    """The project whose secret key this is, found by its digest (keys are not stored), and
+    confirmed by the one comparison (`Project.secret_key_matches`)."""
+    if not key.startswith("sk_"):
+        return None
+    project = Project.objects.filter(secret_key_digest=secret_key_digest(key)).first()
+    return project if project is not None and project.secret_key_matches(key) else None
 
 
 def conversation_history(
@@ -37,27 +46,33 @@ def conversation_exists(*, project: Project, conversation_id: str) -> bool:
     return Interaction.objects.filter(project=project, conversation_id=conversation_id).exists()
 
 
+#: How many distinct askers a question needs before it is offered to everyone.
+SUGGESTION_ASKERS = 3
+
+
 def suggested_questions(*, project: Project, topic: str, limit: int = 3) -> list[str]:
     """The questions most asked on this topic that were answered well: answered (not refused,
-    no error), never voted down, and asked in at least two conversations, so that nothing one
-    visitor typed (a name, an order number) is shown to others. Read from the latest 2,000
+    no error), never voted down, and asked by at least `SUGGESTION_ASKERS` distinct askers
+    (see `Interaction.asker`: proven users, or client addresses; a visitor id the page makes
+    up does not count), so that nothing one visitor typed (a name, an order number, markup),
+    however many conversations they open, is shown to others. Read from the latest 2,000
     such interactions; each question in its most common spelling."""
     rows = (
         Interaction.objects.filter(project=project, topic=topic, refused=False, error="")
         .exclude(generator="memory")
         .exclude(feedback__vote=-1)
-        .exclude(conversation_id="")
+        .exclude(asker="")
         .order_by("-created_at")
-        .values_list("question", "conversation_id")[:2000]
+        .values_list("question", "asker")[:2000]
     )
-    conversations: dict[str, set[str]] = {}
+    askers: dict[str, set[str]] = {}
     spellings: dict[str, Counter[str]] = {}
-    for question, conversation in rows:
+    for question, asker in rows:
         key = " ".join(question.lower().split()).rstrip("?!. ")
-        conversations.setdefault(key, set()).add(conversation)
+        askers.setdefault(key, set()).add(asker)
         spellings.setdefault(key, Counter())[question.strip()] += 1
     common = sorted(
-        (key for key, seen in conversations.items() if len(seen) >= 2),
-        key=lambda key: (-len(conversations[key]), key),
+        (key for key, seen in askers.items() if len(seen) >= SUGGESTION_ASKERS),
+        key=lambda key: (-len(askers[key]), key),
     )
     return [spellings[key].most_common(1)[0][0] for key in common[:limit]]

@@ -8,6 +8,8 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from django.utils.crypto import salted_hmac
+
 from assistant.ask.intake import settings_for
 from assistant.memory.services import memory_command, memory_learn, memory_recall
 from assistant.models import Interaction, Project
@@ -83,6 +85,7 @@ def ask_stream(
     conversation_id: str = "",
     history: Sequence[Turn] = (),
     user_key: str = "",
+    client: str = "",
     clock: Callable[[], float] = time.perf_counter,
     max_chars: int = 0,
     max_seconds: float = 0,
@@ -94,7 +97,10 @@ def ask_stream(
     are carried out and the user's relevant facts reach the model (assistant/memory/)."""
     started = clock()
     asked = Question(text=question.strip(), topic=topic.strip(), history=tuple(history))
-    log = _Log(project=project, channel=channel, conversation_id=conversation_id, question=asked)
+    log = _Log(
+        project=project, channel=channel, conversation_id=conversation_id, question=asked,
+        asker=asker_of(user_key=user_key, client=client),
+    )  # fmt: skip
     command = parse_command(asked.text) if user_key else None
     if command is not None:
         yield from _memory_command(log, user_key, command, clock, started)
@@ -252,12 +258,22 @@ def ask(**kwargs: Any) -> AskResult:
     return result
 
 
+def asker_of(*, user_key: str, client: str) -> str:
+    """Who asks, for counting distinct visitors: a proven identity (`user:` is signed by the
+    host page's server, `sms:` reported by Twilio) or else the client's address. A widget's
+    `visitor:` id is not one: the page makes it up and could make up a new one per question.
+    Hashed with the site's secret: the log keeps no address."""
+    who = user_key if user_key.startswith(("user:", "sms:")) else (client and f"addr:{client}")
+    return salted_hmac("askdocs.asker", who).hexdigest()[:32] if who else ""
+
+
 @dataclass(slots=True)
 class _Log:
     project: Project
     channel: str
     conversation_id: str
     question: Question
+    asker: str = ""
     answer: Answer | None = None
     text: str = ""
     error: str = ""
@@ -279,6 +295,7 @@ class _Log:
             project=self.project,
             channel=self.channel,
             conversation_id=self.conversation_id,
+            asker=self.asker,
             question=self.question.text,
             topic=self.question.topic,
             retrieval_query=retrieval.query if retrieval else "",

@@ -38,7 +38,12 @@ def _let_in(request: HttpRequest, data: dict[str, Any]) -> AskRequest:
 @require_http_methods(["GET", "POST"])
 async def ask_stream(request: HttpRequest) -> HttpResponseBase:
     try:
-        data = intake.parse_json(request.body) if request.method == "POST" else request.GET.dict()
+        if request.method == "POST":
+            intake.require_json(request.content_type or "")
+            # Read no more than the limit: `request.body` would answer a large body with HTML.
+            data = intake.parse_json(request.read(intake.MAX_BODY_BYTES + 1))
+        else:
+            data = intake.parse_query(request.META.get("QUERY_STRING", ""))
         asked = await sync_to_async(_let_in)(request, data)
     except IntakeError as error:
         return intake_error_response(error)

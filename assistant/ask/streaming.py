@@ -53,6 +53,7 @@ async def answer_frames(
             conversation_id=request.conversation_id,
             history=request.history,
             user_key=request.user_key,
+            client=request.client,
             max_chars=settings.ASKDOCS_MAX_ANSWER_CHARS,
             max_seconds=settings.ASKDOCS_MAX_GENERATION_SECONDS,
         )

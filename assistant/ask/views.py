@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
 from django.template.response import TemplateResponse
 from django.templatetags.static import static
+from django.views import defaults
 from django.views.decorators.http import require_GET, require_http_methods
 
 from assistant.api_errors import json_error
@@ -74,6 +78,16 @@ def readyz(request: HttpRequest) -> JsonResponse:
 def favicon(request: HttpRequest) -> HttpResponse:
     """Browsers ask every site for /favicon.ico: point them at the icon in static/."""
     return HttpResponsePermanentRedirect(static("favicon.svg"))
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Django's last resort (handler500), called while the exception is being handled: the API
+    answers JSON (503 when the database refused, as for any unavailable dependency)."""
+    if not request.path.startswith("/api/"):
+        return defaults.server_error(request)
+    if isinstance(sys.exc_info()[1], DatabaseError):
+        return json_error("unavailable", intake.DATABASE_UNAVAILABLE, 503)
+    return json_error("server_error", "Something went wrong on our side.", 500)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from assistant.console.access import show_once, shown_once
 from assistant.memory.services import memory_erase_project
-from assistant.models import Project, new_public_key, new_secret_key
+from assistant.models import Project, new_public_key
 from ingestion.console.services import SourceBusy, source_delete
 from ingestion.models import Document, Source
 from ingestion.sync import runs_settle
@@ -24,30 +24,34 @@ def project_key_rotate(*, project: Project) -> str:
 
 
 @transaction.atomic
-def project_create(*, name: str, allowed_origins: list[str]) -> Project:
-    """A new project with the pipeline's default knobs and fresh public and secret keys."""
-    return Project.objects.create(name=name, allowed_origins=allowed_origins)
+def project_create(*, name: str, allowed_origins: list[str]) -> tuple[Project, str]:
+    """A new project with the pipeline's default knobs and fresh public and secret keys; the
+    secret key in clear, to be shown once."""
+    project = Project(name=name, allowed_origins=allowed_origins)
+    secret = project.issue_secret_key()
+    project.save()
+    return project, secret
 
 
 @transaction.atomic
 def project_secret_rotate(*, project: Project) -> str:
-    """A new secret key; servers using the old one (and user hashes made with it) stop
-    working at once."""
-    project.secret_key = new_secret_key()
-    project.save(update_fields=["secret_key"])
-    return project.secret_key
+    """A new secret key, returned in clear to be shown once; servers using the old one (and
+    user hashes made with it) stop working at once."""
+    secret = project.issue_secret_key()
+    project.save(update_fields=["secret_key_digest", "secret_key_last4", "secret_key_sealed"])
+    return secret
 
 
-def secret_to_show_once(*, session: SessionBase, project: Project) -> None:
-    """Keep the project's secret key for the next page view only (after a redirect)."""
-    show_once(session, "project-secret", project.pk, project.secret_key)
+def secret_to_show_once(*, session: SessionBase, project: Project, secret: str) -> None:
+    """Keep the project's new secret key for the next page view only (after a redirect)."""
+    show_once(session, "project-secret", project.pk, secret)
 
 
 def secret_shown_once(*, session: SessionBase, project: Project) -> str | None:
     """The secret key waiting for this project's page, removed as it is read; None after."""
     secret = shown_once(session, "project-secret", project.pk)
     # A key rotated again since it was stored is not the one to show.
-    return secret if secret == project.secret_key else None
+    return secret if secret and project.secret_key_matches(secret) else None
 
 
 @transaction.atomic

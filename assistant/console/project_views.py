@@ -46,10 +46,10 @@ def project_new(request: HttpRequest) -> HttpResponse:
     form = ProjectCreateForm(request.POST)
     if not form.is_valid():
         return _projects_page(request, form)
-    project = project_create(
+    project, secret = project_create(
         name=form.cleaned_data["name"], allowed_origins=form.cleaned_data["allowed_origins"]
     )
-    secret_to_show_once(session=request.session, project=project)
+    secret_to_show_once(session=request.session, project=project, secret=secret)
     messages.success(request, f"Project {project.name} created.")
     return redirect("console-project", pk=project.pk)
 
@@ -96,8 +96,8 @@ def project_rotate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @staff_required
 def project_rotate_secret(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(Project, pk=pk)
-    project_secret_rotate(project=project)
-    secret_to_show_once(session=request.session, project=project)
+    secret = project_secret_rotate(project=project)
+    secret_to_show_once(session=request.session, project=project, secret=secret)
     if request.htmx:
         return TemplateResponse(
             request, "console/_project_secret.html", _secret_context(request, project)

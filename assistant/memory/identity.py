@@ -31,8 +31,13 @@ class IdentityError(ValueError):
 
 
 def user_hash(project: Project, user_id: str) -> str:
-    """What the host page's server computes for `user_id` (documented in the README)."""
-    return hmac.new(project.secret_key.encode(), user_id.encode(), hashlib.sha256).hexdigest()
+    """What the host page's server computes for `user_id` (documented in the README).
+    IdentityError when the project has no readable secret key."""
+    try:
+        key = project.signing_key()
+    except ValueError as error:
+        raise IdentityError(f"User hashes cannot be checked: {error}.") from None
+    return hmac.new(key, user_id.encode(), hashlib.sha256).hexdigest()
 
 
 def user_key_from(data: Mapping[str, Any], *, project: Project) -> str:

@@ -72,8 +72,8 @@ def incoming(request: HttpRequest) -> HttpResponse:
         )
         return HttpResponse("Invalid signature.\n", status=403)
     try:
-        # The same text rules as every other door (no NUL, valid Unicode), before the form.
-        intake.text_field(request.POST, "Body", max_chars=MAX_BODY_CHARS)
+        # The same text rules as every other door (no NUL, valid Unicode, words), before the form.
+        intake.text_field(request.POST, "Body", max_chars=MAX_BODY_CHARS, words=True)
     except IntakeError as error:
         logger.warning("SMS webhook with a bad body: %s", error.message)
         return HttpResponse(f"{error.code}: {error.message}\n", status=error.status)

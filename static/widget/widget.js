@@ -32,7 +32,9 @@
   var SORRY = "I'm sorry, I couldn't find an answer to your question.";
 
   // ---- Safe Markdown: DOM nodes and text only, never innerHTML --------------------------------
-  var INLINE = /(`+)([^`]+?)\1|!\[([^\]]*)\]\(([^)\s]*)\)|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s](?:.*?[^*\s])?)\*|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\[(\d{1,2})\](?!\()/;
+  // A link's URL may hold balanced parentheses (Wikipedia's do; so does javascript:alert(1),
+  // whose link is dropped whole, not up to its first ")").
+  var INLINE = /(`+)([^`]+?)\1|!\[([^\]]*)\]\(((?:[^()\s]|\([^()\s]*\))*)\)|\[([^\]]+)\]\(((?:[^()\s]|\([^()\s]*\))+)\)|\*\*(.+?)\*\*|__(.+?)__|\*([^*\s](?:.*?[^*\s])?)\*|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\[(\d{1,2})\](?!\()/;
   var citing = []; // the sources of the answer being rendered: [n] markers point at them
 
   function el(tag, cls, text) {

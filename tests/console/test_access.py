@@ -198,3 +198,35 @@ def test_axes_reset_username_unlocks(client, staff):
     response = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"})
     assert response.status_code == 302
     assert client.get("/admin/sandbox/").status_code == 200
+
+
+def test_many_addresses_guessing_one_username_lock_it_at_the_per_username_bound(
+    client, staff, settings
+):
+    """30 addresses with 4 guesses each stayed under the per-address lock; the username's
+    failures from every address together are bounded too (20 by default)."""
+    assert settings.ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME == 20
+    for n in range(5):  # 5 addresses x 4 guesses = 20: each address under its own limit
+        for _ in range(4):
+            response = client.post("/admin/login/", {"username": "ada", "password": "wrong"},
+                                   REMOTE_ADDR=f"198.51.100.{n}")  # fmt: skip
+            assert response.status_code == 200
+    right = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"},
+                        REMOTE_ADDR="203.0.113.9")  # fmt: skip
+    assert right.status_code == 429  # the right password too, from a new address
+    other = client.post("/admin/login/", {"username": "grace", "password": "wrong"},
+                        REMOTE_ADDR="203.0.113.9")  # fmt: skip
+    assert other.status_code == 200  # another username is not locked
+    call_command("axes_reset_username", "ada", stdout=StringIO())
+    again = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"},
+                        REMOTE_ADDR="203.0.113.9")  # fmt: skip
+    assert again.status_code == 302
+
+
+def test_a_few_failures_from_several_addresses_do_not_lock_the_username(client, staff):
+    for n in range(4):
+        client.post("/admin/login/", {"username": "ada", "password": "wrong"},
+                    REMOTE_ADDR=f"198.51.100.{n}")  # fmt: skip
+    right = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"},
+                        REMOTE_ADDR="203.0.113.9")  # fmt: skip
+    assert right.status_code == 302

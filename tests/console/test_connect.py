@@ -10,6 +10,7 @@ from html import unescape
 import pytest
 
 from assistant.models import Project
+from tests.conftest import secret_of
 
 pytestmark = pytest.mark.django_db
 
@@ -41,10 +42,11 @@ def test_it_is_for_staff_only(reader_client, shop):
 
 
 def test_it_gives_the_mcp_address_and_configurations_with_the_keys_hint(staff_client, shop):
+    secret = secret_of(shop)
     html = staff_client.get(f"/admin/projects/{shop.pk}/connect/").content.decode()
 
     assert 'data-testid="mcp-url">http://testserver/mcp/<' in html
-    assert shop.secret_key not in html
+    assert secret not in html
     found = configs(html)
     assert set(found) == {"cursor", "vs-code", "claude-desktop", "claude-code"}
     cursor = json.loads(found["cursor"])["mcpServers"]["shop-docs-docs"]

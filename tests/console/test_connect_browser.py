@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from assistant.models import Project
+from tests.conftest import secret_of
 from tests.console.test_console_browser import page, shot  # noqa: F401 - the page fixture
 from tests.console.test_project_browser import log_in
 from tests.live_server import LiveAsgiServer
@@ -48,17 +49,18 @@ def search_with(config: dict, query: str) -> list[dict]:  # noqa: F811
 
 def test_an_admin_connects_an_ai_tool_and_publishes_llms_txt(live, page):  # noqa: F811
     project = Project.objects.get(name="Demo")
+    secret = secret_of(project)
     log_in(page, live.url)
     page.goto(f"{live.url}/admin/projects/{project.pk}/")
     page.click("text=Connect an AI tool")
     page.wait_for_selector("h1:has-text('Connect an AI tool')")
 
     assert page.text_content("[data-testid=mcp-url]") == f"{live.url}/mcp/"
-    assert project.secret_key not in page.content()
+    assert secret not in page.content()
     cursor = page.input_value("[data-testid=config-cursor]")
     hint = page.text_content("[data-testid=secret-hint]") or ""
     assert hint == project.secret_key_hint and hint in cursor
-    config = json.loads(cursor.replace(hint, project.secret_key))
+    config = json.loads(cursor.replace(hint, secret))
     passages = search_with(config, "How do I rotate an API key?")
     assert passages[0]["url"] == "https://help.acme.example/api-keys#rotating-and-revoking-keys"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -13,7 +15,16 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def shop(db):  # noqa: ANN001, ANN201
-    return Project.objects.create(name="Shop", allowed_origins=["https://shop.example"])
+    project = Project(name="Shop", allowed_origins=["https://shop.example"])
+    project.secret = project.issue_secret_key()  # what the console showed when it was made
+    project.save()
+    return project
+
+
+def shown_secret(html: str) -> str | None:
+    """The secret key shown in full on a page, if any."""
+    found = re.search(r'data-testid="secret-key">(sk_[A-Za-z0-9_-]+)<', html)
+    return found.group(1) if found else None
 
 
 def page(client, project):  # noqa: ANN001, ANN201
@@ -40,15 +51,16 @@ def test_creating_a_project_shows_its_secret_key_exactly_once(staff_client):
     assert project.allowed_origins == ["https://docs.example"]
     assert project.threshold == PIPELINE_DEFAULTS.threshold
     assert project.rerank_top == PIPELINE_DEFAULTS.rerank_top
-    assert project.public_key.startswith("pk_") and project.secret_key.startswith("sk_")
+    assert project.public_key.startswith("pk_")
 
     first = page(staff_client, project)
-    assert project.secret_key in first
+    secret = shown_secret(first)
+    assert secret and secret.startswith("sk_") and project.secret_key_matches(secret)
     assert "Project Docs created." in first
     second = page(staff_client, project)
-    assert project.secret_key not in second
-    assert f"sk_…{project.secret_key[-4:]}" in second
-    assert project.secret_key not in staff_client.get("/admin/projects/").content.decode()
+    assert secret not in second and shown_secret(second) is None
+    assert f"sk_…{secret[-4:]}" in second
+    assert secret not in staff_client.get("/admin/projects/").content.decode()
 
 
 @pytest.mark.parametrize(
@@ -81,16 +93,17 @@ def test_creating_needs_staff_a_post_and_the_csrf_token(reader_client, staff):
 
 
 def test_rotating_the_secret_key_shows_the_new_one_once(staff_client, shop):
-    old = shop.secret_key
+    old = shop.secret
     assert old not in page(staff_client, shop)  # only the hint before any rotation
     response = staff_client.post(f"/admin/projects/{shop.pk}/rotate-secret/")
     assert response.status_code == 302 and response["Location"] == f"/admin/projects/{shop.pk}/"
     shop.refresh_from_db()
-    assert shop.secret_key != old and shop.secret_key.startswith("sk_")
     first = page(staff_client, shop)
-    assert shop.secret_key in first and old not in first
+    new = shown_secret(first)
+    assert new and new != old and new.startswith("sk_") and old not in first
+    assert shop.secret_key_matches(new) and not shop.secret_key_matches(old)
     second = page(staff_client, shop)
-    assert shop.secret_key not in second and f"sk_…{shop.secret_key[-4:]}" in second
+    assert new not in second and f"sk_…{new[-4:]}" in second
 
 
 def test_rotating_the_secret_key_with_htmx_returns_only_the_key_fragment(staff_client, shop):
@@ -99,20 +112,21 @@ def test_rotating_the_secret_key_with_htmx_returns_only_the_key_fragment(staff_c
     )
     shop.refresh_from_db()
     html = response.content.decode()
-    assert "<html" not in html and shop.secret_key in html
-    assert shop.secret_key not in page(staff_client, shop)  # shown in the fragment, not again
+    new = shown_secret(html)
+    assert "<html" not in html and new and shop.secret_key_matches(new)
+    assert new not in page(staff_client, shop)  # shown in the fragment, not again
 
 
 def test_rotating_the_secret_key_needs_staff_and_a_post(reader_client, staff, shop):
     url = f"/admin/projects/{shop.pk}/rotate-secret/"
-    old = shop.secret_key
+    old = shop.secret
     assert reader_client.post(url).status_code == 403
     staff_client = Client(enforce_csrf_checks=True)
     staff_client.force_login(staff)
     assert staff_client.get(url).status_code == 405
     assert staff_client.post(url).status_code == 403  # no CSRF token
     shop.refresh_from_db()
-    assert shop.secret_key == old
+    assert shop.secret_key_matches(old)
 
 
 def test_the_project_page_sets_and_clears_the_sms_number(staff_client, shop):
@@ -153,4 +167,5 @@ def test_the_django_admin_shows_only_the_hint_of_the_secret_key(client, django_u
     root = django_user_model.objects.create_superuser("root", password="pw-root-123")
     client.force_login(root)
     html = client.get(f"/django-admin/assistant/project/{shop.pk}/change/").content.decode()
-    assert shop.secret_key not in html and shop.secret_key_hint in html
+    assert shop.secret not in html and shop.secret_key_hint in html
+    assert shop.secret_key_sealed not in html and shop.secret_key_digest not in html
