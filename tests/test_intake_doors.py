@@ -125,6 +125,9 @@ MCP_INEXPRESSIBLE = frozenset({
     "nested JSON 2,000 deep", "not JSON", "a JSON list", "a lone surrogate",
     "a question that is not text", "no question", "an unknown project",
     "no origin and no secret key",
+    # Bodies that are not UTF-8 JSON: the SDK's JSON-RPC parser refuses them (-32700) before
+    # a tool is called (tests/test_mcp.py covers malformed bodies at this door).
+    "invalid UTF-8", "an encoded surrogate (invalid UTF-8)", "a text/plain body",
 })  # fmt: skip
 
 
