@@ -29,7 +29,8 @@ ROUTES = [
     ("console-conversations", "get", None), ("console-conversation", "get", None),
     ("console-blind-spot-mark", "post", None), ("console-blind-spot-unmark", "post", "mark"),
     ("console-project-delete", "post", "project"), ("console-overview", "get", None),
-    ("console-project-widget", "get", "project"),
+    ("console-project-widget", "get", "project"), ("console-handoffs", "get", None),
+    ("console-project-connect", "get", "project"), ("console-project-llms-txt", "post", "project"),
 ]  # fmt: skip
 
 
