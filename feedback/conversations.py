@@ -26,6 +26,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, NullIf
 
+from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
 from feedback.models import Feedback
 
@@ -84,6 +85,7 @@ class ConversationRow:
     errors: int
     voted_down: int
     voted_up: int
+    handed_over: bool  # the visitor asked a person ("Ask a person")
     channel: str  # as shown ("Widget")
     topic: str
     first_question: str
@@ -112,6 +114,11 @@ def conversation_rows(
         .only("question", "topic", "channel", "created_at", "refused", "error")
         .order_by("created_at", "id")
     )
+    handed_over = set(
+        Handoff.objects.filter(project=project, conversation_id__in=keys).values_list(
+            "conversation_id", flat=True
+        )
+    )
     by_key: dict[str, list[Any]] = {}
     for turn in turns:
         by_key.setdefault(turn.conversation_key, []).append(turn)
@@ -131,6 +138,7 @@ def conversation_rows(
                 errors=sum(bool(t.error) for t in found),
                 voted_down=sum(t.down_votes for t in found),
                 voted_up=sum(t.up_votes for t in found),
+                handed_over=key in handed_over,
                 channel=first.get_channel_display(),
                 topic=first.topic,
                 first_question=first.question,

@@ -81,6 +81,17 @@ def test_the_list_groups_turns_into_conversations_latest_first(staff_client, sho
     assert "A question of another project" not in html
 
 
+def test_a_conversation_handed_to_a_person_is_marked(staff_client, shop):
+    from assistant.handoff.models import Handoff
+
+    Handoff.objects.create(project=shop, conversation_id="c-refund", via="email",
+                           target="help@shop.example", status="sent")  # fmt: skip
+    html = staff_client.get("/admin/conversations/", {"project": shop.pk}).content.decode()
+    refund = html.split('data-conversation="c-refund"', 1)[1].split("</tr>", 1)[0]
+    poem = html.split('data-conversation="c-poem"', 1)[1].split("</tr>", 1)[0]
+    assert 'data-mark="handed-over"' in refund and 'data-mark="handed-over"' not in poem
+
+
 @pytest.mark.parametrize(
     ("filters", "expected"),
     [
