@@ -7,6 +7,8 @@ test-artifacts/console-<page>.png."""
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -136,11 +138,10 @@ def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down( 
     page.fill("#id_max_pages", "10")
     shot(page, "source-new")
     page.click("text=Add source")
-    page.wait_for_selector("text=Never synced.")
+    # A new source syncs at once: its page follows the run, and the progress bar moves
+    # without a reload until the run ends.
+    page.wait_for_url(re.compile(r"/admin/sources/\d+/\?after=0$"))
     source = Source.objects.get(project=demo, name="Acme website")
-
-    # Sync it and watch the progress bar move, then finish.
-    page.get_by_role("button", name="Sync now").click()
     moving = "[data-run-status=running] [role=progressbar]:not([aria-valuenow='0'])"
     page.wait_for_selector(moving)
     shot(page, "source-syncing")
@@ -152,7 +153,9 @@ def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down( 
         runs = list(source.runs.values("status", "done", "total", "message"))
         pytest.fail(f"the sync did not finish: {runs}; page: {page.inner_text('#runs')}")
     assert finished.first.locator("[role=progressbar]").get_attribute("aria-valuenow") == "100"
-    page.click("#runs summary")
+    page.click("#runs [data-testid=run-changes] summary")
+    assert "Installing Acme" in page.inner_text("[data-testid=run-changes]")  # added, listed
+    page.click("#runs [data-testid=run-errors] summary")
     assert "broken.html" in page.inner_text("#runs")  # the test site's HTTP 500 page
     assert int(page.inner_text("[data-testid=documents-count]")) >= 3
     shot(page, "source")
@@ -278,7 +281,7 @@ def test_the_support_source_form_shows_only_the_chosen_providers_fields(live, pa
     page.fill("input[name=token]", "secret-intercom-token")
     page.fill("input[name=tag]", "approved")
     page.get_by_role("button", name="Add source").click()
-    page.wait_for_url("**/admin/sources/*/")
+    page.wait_for_url(re.compile(r"/admin/sources/\d+/(\?after=0)?$"))
     source = Source.objects.get(name="Tagged answers")
     assert source.config["provider"] == "intercom" and source.config["tag"] == "approved"
     page.goto(f"{live.url}/admin/sources/{source.pk}/edit/")

@@ -18,6 +18,8 @@ PAGES = 24
 
 
 def many_pages(site: Site) -> None:
+    # The crawl is the index and its links: no sitemap adds the fixture's other pages.
+    site.write("robots.txt", "User-agent: *\nDisallow: /docs/private/\n")
     links = "".join(f'<li><a href="topic-{i}.html">Topic {i}</a></li>' for i in range(PAGES))
     site.write(
         "docs/index.html",
