@@ -8,7 +8,6 @@ test-artifacts/console-<page>.png."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 from pathlib import Path
 
