@@ -95,6 +95,7 @@ class Project(models.Model):
         AUTO = "auto", "Ollama when configured, otherwise extractive"
         EXTRACTIVE = "extractive", "Extractive (no LLM)"
         OLLAMA = "ollama", "Ollama"
+        LOCAL = "local", "Local model (llama.cpp, in this server)"
 
     name = models.CharField(max_length=100, unique=True)
     public_key = models.CharField(max_length=64, unique=True, default=new_public_key)
@@ -126,10 +127,10 @@ class Project(models.Model):
     )
     generator = models.CharField(max_length=20, choices=Generator.choices, default=Generator.AUTO)
     check_llm_answers = models.BooleanField(
-        "Check answerability with Ollama",
+        "Check answerability before the model writes",
         default=False,
-        help_text="Refuse before calling Ollama when no sentence of the kept passages answers "
-        "the question. Always on for the extractive answerer.",
+        help_text="Refuse before calling Ollama or the local model when no sentence of the kept "
+        "passages answers the question. Always on for the extractive answerer.",
     )
     memory_threshold = models.FloatField(
         null=True,
@@ -239,7 +240,16 @@ class Project(models.Model):
             wanted = normalise_origin(origin)
         except ValueError:
             return False
-        return any(normalise_origin(o) == wanted for o in self.allowed_origins)
+        return any(_stored_origin(o) == wanted for o in self.allowed_origins)
+
+
+def _stored_origin(origin: str) -> str | None:
+    """A stored origin as compared now; None for one that today's rules refuse (saved before
+    they were tightened, e.g. with a user part): it lets nothing in, and never fails a door."""
+    try:
+        return normalise_origin(origin)
+    except ValueError:
+        return None
 
 
 class Interaction(models.Model):

@@ -187,6 +187,21 @@ def test_an_origin_with_a_user_part_cannot_be_allowed(demo):
         demo.full_clean()
 
 
+def test_an_origin_stored_before_the_rules_were_tightened_lets_nothing_in_and_breaks_nothing(
+    client, demo
+):
+    # Saved by an older version, which kept only the hostname: today's rules refuse it.
+    type(demo).objects.filter(pk=demo.pk).update(
+        allowed_origins=["http://evil.example@127.0.0.1:8000", *demo.allowed_origins]
+    )
+    demo.refresh_from_db()
+    assert not demo.allows_origin("http://evil.example@127.0.0.1:8000")
+    assert demo.allows_origin("http://127.0.0.1:8000")  # the project's other origins still work
+    answer = post(client, "/api/v1/suggestions", {"project": demo.public_key},
+                  HTTP_ORIGIN="http://127.0.0.1:8000")  # fmt: skip
+    assert answer.status_code == 200
+
+
 def test_a_new_origin_is_allowed_as_soon_as_it_is_saved(client, demo):
     demo.allowed_origins = [*demo.allowed_origins, "https://app.example.com"]
     demo.save()

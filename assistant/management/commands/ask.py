@@ -75,5 +75,5 @@ class Command(BaseCommand):
             return project
         project = projects.first()
         if project is None:
-            raise CommandError("No project yet: run `python manage.py seed_demo` first.")
+            raise CommandError("No project yet: run `.venv/bin/python manage.py seed_demo` first.")
         return project

@@ -35,8 +35,8 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"No staff user yet, so nobody can log in to the console at {url}. "
                     "Set ASKDOCS_ADMIN_PASSWORD (and optionally ASKDOCS_ADMIN_USER) and run "
-                    "`python manage.py createadmin` (or restart .bin/run), or run "
-                    "`python manage.py createsuperuser`."
+                    "`.venv/bin/python manage.py createadmin` (or restart .bin/run), or run "
+                    "`.venv/bin/python manage.py createsuperuser`."
                 )
             return
         user, created = user_model.objects.get_or_create(username=username)
