@@ -274,3 +274,40 @@ def test_only_post_is_served_the_stateless_server_has_no_stream_to_open(live, me
 
     assert response.status_code == 405 and response.headers["allow"] == "POST"
     assert response.json()["error"]["data"]["error"]["code"] == "method_not_allowed"
+
+
+def test_a_host_name_the_site_does_not_serve_is_refused_as_django_would(live):
+    """The door stands beside Django's middleware, so it checks ALLOWED_HOSTS itself (a DNS
+    rebinding page reaches the server under its own name)."""
+    server, project = live
+    response = httpx.post(
+        f"{server.url}/mcp/", timeout=10, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        headers={"Authorization": f"Bearer {secret_of(project)}", "Host": "rebind.example"},
+    )  # fmt: skip
+    assert response.status_code == 400
+    assert response.json()["error"]["data"]["error"]["code"] == "disallowed_host"
+
+
+def test_with_https_on_plain_http_is_refused_and_a_proxys_https_is_served(live, settings):
+    server, project = live
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+    plain = httpx.post(
+        f"{server.url}/mcp/", timeout=10, json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        headers={"Authorization": f"Bearer {secret_of(project)}"},
+    )  # fmt: skip
+    assert plain.status_code == 403
+    assert plain.json()["error"]["data"]["error"]["code"] == "https_required"
+
+    async def tools(client: Client) -> Any:
+        return await client.list_tools()
+
+    async def through_proxy() -> Any:
+        headers = {**bearer(secret_of(project)), "X-Forwarded-Proto": "https"}
+        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as h:
+            async with Client(streamable_http_client(f"{server.url}/mcp/", http_client=h)) as c:
+                return await tools(c)
+
+    listed = asyncio.run(through_proxy())
+    assert {tool.name for tool in listed.tools} == {"search_docs", "ask"}

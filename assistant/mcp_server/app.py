@@ -6,8 +6,11 @@ alone, so any of several ASGI processes behind a load balancer can answer it, an
 manager lives for one request only. That matters because daphne (`.bin/run`) runs no ASGI
 lifespan, where the SDK would otherwise keep a task group for the whole process.
 
-The SDK's DNS-rebinding guard (an allowed-Host list) is left off: no request gets anything
-without the secret key, and one sent by a browser must also come from an allowed Origin.
+The door stands beside Django, so it applies itself what Django's middleware applies to the
+other doors: the Host must be one of ALLOWED_HOSTS (which also guards against DNS rebinding),
+and with ASKDOCS_HTTPS a request that came over plain http is refused (a redirect would come
+after the secret key already crossed the network in clear). No request gets anything without
+the secret key, and one sent by a browser must also come from an allowed Origin.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import json
 import logging
 
 from channels.db import database_sync_to_async
+from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import INVALID_REQUEST
 from starlette.datastructures import Headers
@@ -41,8 +46,13 @@ async def mcp_application(scope: Scope, receive: Receive, send: Send) -> None:
         error = IntakeError("method_not_allowed", "The MCP endpoint takes POST only.", 405)
         await _refuse(error, send)
         return
+    headers = Headers(scope=scope)
+    refused = _transport_refusal(scope, headers)
+    if refused is not None:
+        await _refuse(refused, send)
+        return
     client = scope.get("client") or ("", 0)
-    caller = Caller.from_headers(Headers(scope=scope), key="", client=client[0])
+    caller = Caller.from_headers(headers, key="", client=client[0])
     try:
         project = await database_sync_to_async(intake.authorise_mcp)(caller)
     except IntakeError as error:
@@ -62,6 +72,35 @@ async def mcp_application(scope: Scope, receive: Receive, send: Send) -> None:
     )
     async with manager.run():
         await manager.handle_request(scope, receive, send)
+
+
+def _transport_refusal(scope: Scope, headers: Headers) -> IntakeError | None:
+    """What Django's CommonMiddleware (ALLOWED_HOSTS) and SecurityMiddleware (HTTPS) would
+    refuse."""
+    host, _ = split_domain_port(headers.get("host", ""))
+    allowed = settings.ALLOWED_HOSTS or (
+        [".localhost", "127.0.0.1", "[::1]"] if settings.DEBUG else []
+    )
+    if not host or not validate_host(host, allowed):
+        return IntakeError("disallowed_host", "This host name is not served here.", 400)
+    if settings.SECURE_SSL_REDIRECT and not _secure(scope, headers):
+        return IntakeError(
+            "https_required",
+            "The MCP endpoint is served over HTTPS only: use the https:// address (and a new "
+            "secret key if this one was sent over plain http).",
+            403,
+        )
+    return None
+
+
+def _secure(scope: Scope, headers: Headers) -> bool:
+    if scope.get("scheme") == "https":
+        return True
+    proxy = settings.SECURE_PROXY_SSL_HEADER
+    if not proxy:
+        return False
+    name = proxy[0].removeprefix("HTTP_").replace("_", "-").lower()
+    return headers.get(name, "").split(",")[0].strip() == proxy[1]
 
 
 async def _refuse(error: IntakeError, send: Send) -> None:
