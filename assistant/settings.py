@@ -254,6 +254,26 @@ if env("ASKDOCS_DEFAULT_THRESHOLD"):
 # Repeated questions are served from a cache until the project's index changes; 0: off.
 ASKDOCS_RETRIEVAL_CACHE_SECONDS = envint("ASKDOCS_RETRIEVAL_CACHE_SECONDS", 3600, minimum=0)
 ASKDOCS_MAX_QUESTION_CHARS = envint("ASKDOCS_MAX_QUESTION_CHARS", 2000, minimum=10)
+# The local model (generator `local`, llama.cpp through xllamacpp: the `local` extra). Its file
+# comes from `manage.py fetch_model`; another GGUF file works too (pin it with its SHA-256).
+ASKDOCS_LOCAL_MODEL = Path(
+    env("ASKDOCS_LOCAL_MODEL", str(ASKDOCS_MODEL_CACHE / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"))
+).resolve()
+ASKDOCS_LOCAL_MODEL_SHA256 = env("ASKDOCS_LOCAL_MODEL_SHA256").strip().lower()
+if ASKDOCS_LOCAL_MODEL_SHA256 and not re.fullmatch(r"[0-9a-f]{64}", ASKDOCS_LOCAL_MODEL_SHA256):
+    raise ImproperlyConfigured("ASKDOCS_LOCAL_MODEL_SHA256 must be 64 hexadecimal digits.")
+ASKDOCS_LOCAL_THREADS = envint("ASKDOCS_LOCAL_THREADS", os.cpu_count() or 1, minimum=1)
+ASKDOCS_LOCAL_BATCH = envint("ASKDOCS_LOCAL_BATCH", 128, minimum=16, maximum=2048)
+ASKDOCS_LOCAL_CONTEXT = envint("ASKDOCS_LOCAL_CONTEXT", 4096, minimum=512, maximum=32768)
+ASKDOCS_LOCAL_MAX_TOKENS = envint("ASKDOCS_LOCAL_MAX_TOKENS", 320, minimum=16, maximum=4096)
+# Kept passages, best first, the local model reads: it reads about 26 tokens a second on two
+# cores, so each 128-token passage adds about 5 s before the first word (README "Written answers").
+ASKDOCS_LOCAL_PASSAGES = envint("ASKDOCS_LOCAL_PASSAGES", 3, minimum=1, maximum=20)
+# llama.cpp keeps earlier prompts' states in RAM up to this size, so a question asked again
+# (a suggested question, the same page's visitors) is not read again; 0 turns it off.
+ASKDOCS_LOCAL_PROMPT_CACHE_MIB = envint("ASKDOCS_LOCAL_PROMPT_CACHE_MIB", 256, minimum=0)
+ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT = envfloat("ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT", 60.0, minimum=1)
+ASKDOCS_LOCAL_QUEUE_LIMIT = envint("ASKDOCS_LOCAL_QUEUE_LIMIT", 8, minimum=0)
 ASKDOCS_OLLAMA_TIMEOUTS = {
     "connect": envfloat("OLLAMA_CONNECT_TIMEOUT", 2.0, minimum=0.1),
     "first_token": envfloat("OLLAMA_FIRST_TOKEN_TIMEOUT", 30.0, minimum=0.1),

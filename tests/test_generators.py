@@ -7,6 +7,7 @@ import pytest
 
 from assistant.ask import services
 from assistant.models import Interaction
+from assistant.rag.prompting import REMINDER
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
 
@@ -45,7 +46,9 @@ def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project
     assert messages[0]["role"] == "system"
     assert "Getting your money back" in messages[0]["content"]
     assert "general topic: Billing" in messages[0]["content"]
-    assert messages[-1] == {"role": "user", "content": "How do I get my money back?"}
+    assert messages[-1]["role"] == "user"
+    # The question, then the rules said again where a small model reads them last.
+    assert messages[-1]["content"] == f"How do I get my money back?\n\n{REMINDER}"
     logged = Interaction.objects.get(answer_id=events[-1].data["answer_id"])
     assert logged.generator == "ollama:llama3.2" and not logged.refused
     assert logged.latency_ms["first_token_ms"] > 0

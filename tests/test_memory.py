@@ -17,6 +17,7 @@ from assistant.memory.services import (
 )
 from assistant.models import Interaction, Project
 from assistant.rag.memory import ACK, FactRefused
+from assistant.rag.prompting import REMINDER
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
 
@@ -228,7 +229,7 @@ def test_a_relevant_fact_reaches_the_model_as_a_turn_before_the_question_only(
     assert chat.body["messages"][1:] == [
         {"role": "user", "content": "Just so you know, I'm on the Enterprise plan."},
         {"role": "assistant", "content": ACK},
-        {"role": "user", "content": "How do I pay for my plan?"},
+        {"role": "user", "content": f"How do I pay for my plan?\n\n{REMINDER}"},
     ]
     assert "Enterprise plan" not in chat.body["messages"][0]["content"].split("texts:")[0]
     logged = Interaction.objects.get(answer_id=result.answer_id)
@@ -244,7 +245,9 @@ def test_an_unrelated_question_is_answered_without_the_fact(ollama_demo, fake_ol
     fake_ollama.tokens = ["Open Billing > Invoices [1]."]
     result = say(ollama_demo, user, "How do I get a refund?")
     (chat,) = fake_ollama.requests_to("/api/chat")
-    assert chat.body["messages"][1:] == [{"role": "user", "content": "How do I get a refund?"}]
+    assert chat.body["messages"][1:] == [
+        {"role": "user", "content": f"How do I get a refund?\n\n{REMINDER}"}
+    ]
     (entry,) = Interaction.objects.get(answer_id=result.answer_id).memory
     assert not entry["injected"]
 

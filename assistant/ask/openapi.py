@@ -10,7 +10,9 @@ from assistant.api_errors import ERROR_SCHEMA, INTAKE_ERRORS, WHEN
 
 FRAMES = (
     "Server-sent events, one per frame, each named after its type: `sources` "
-    "({sources: [{n, title, url, relevance}]}), `token`s ({text}), then `done` ({answer_id, "
+    "({sources: [{n, title, url, relevance}]}), `waiting`s while a local model keeps the "
+    "question in line ({ahead: questions before it, read: share of the prompt read}), "
+    "`token`s ({text}), then `done` ({answer_id, "
     "conversation_id, refused, truncated, timings_ms, generator, fallback, related: [{title, "
     "url, relevance}], ask_a_person: {via, url} or null}) or `error` "
     "({code, message}). The data line of each event is the frame as JSON."
@@ -21,7 +23,7 @@ FRAME_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["event", "data"],
     "properties": {
-        "event": {"type": "string", "enum": ["sources", "token", "done", "error"]},
+        "event": {"type": "string", "enum": ["sources", "waiting", "token", "done", "error"]},
         "data": {"type": "string", "contentMediaType": "application/json"},
     },
 }

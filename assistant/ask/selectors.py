@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 
 from assistant.models import Interaction, Project, secret_key_digest
@@ -76,3 +77,33 @@ def suggested_questions(*, project: Project, topic: str, limit: int = 3) -> list
         key=lambda key: (-len(askers[key]), key),
     )
     return [spellings[key].most_common(1)[0][0] for key in common[:limit]]
+
+
+def generator_speeds(*, last: int = 50) -> dict[str, dict[str, float]]:
+    """How fast each kind of generator ("extractive", "local", "ollama") answered here: the
+    medians, over its last `last` written answers (no error, not refused), of the time from the
+    start of generation to the first token and of the whole answer, in seconds, and `n`.
+    Read from the latest 2,000 answers."""
+    rows = (
+        Interaction.objects.filter(error="", refused=False)
+        .exclude(generator__in=["", "memory"])
+        .order_by("-created_at")
+        .values_list("generator", "latency_ms")[:2000]
+    )
+    by_kind: dict[str, list[dict[str, float]]] = {}
+    for generator, latency in rows:
+        kept = by_kind.setdefault(generator.split(":")[0], [])
+        if len(kept) < last and isinstance(latency, dict) and "first_token_ms" in latency:
+            kept.append(latency)
+    speeds = {}
+    for kind, latencies in by_kind.items():
+        if not latencies:
+            continue
+        first = [float(t["first_token_ms"]) for t in latencies]
+        whole = [float(t.get("total_ms", t["first_token_ms"])) for t in latencies]
+        speeds[kind] = {
+            "first_token_s": round(statistics.median(first) / 1000, 1),
+            "answer_s": round(statistics.median(whole) / 1000, 1),
+            "n": len(latencies),
+        }
+    return speeds

@@ -18,7 +18,7 @@ from assistant.rag.answering import Answer, is_refusal
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import related_pages
-from assistant.rag.types import SORRY, Question, Retrieval, Turn
+from assistant.rag.types import SORRY, Question, Retrieval, Turn, Waiting
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id, search_scope
 
@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 
 UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."
 
-EventKind = Literal["sources", "token", "done", "error"]
+EventKind = Literal["sources", "waiting", "token", "done", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,10 @@ def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
     }
 
 
-def sources_of(retrieval: Retrieval) -> list[dict[str, Any]]:
+def sources_of(retrieval: Retrieval, answer: Answer | None = None) -> list[dict[str, Any]]:
+    """The passages the answer was written from, numbered as its [n] markers: the prompt's
+    (a generator may be given fewer than were kept), else every kept one."""
+    passages = answer.prompt.passages if answer is not None and answer.prompt else retrieval.kept
     return [
         {
             "n": number,
@@ -72,7 +75,7 @@ def sources_of(retrieval: Retrieval) -> list[dict[str, Any]]:
             "url": c.chunk.url,
             "relevance": round(c.relevance, 4) if c.relevance is not None else None,
         }
-        for number, c in enumerate(retrieval.kept, start=1)
+        for number, c in enumerate(passages, start=1)
     ]
 
 
@@ -90,9 +93,10 @@ def ask_stream(
     max_chars: int = 0,
     max_seconds: float = 0,
 ) -> Generator[Event, None, None]:
-    """Answer one question as a stream of events: `sources`, then `token`s, then `done`
-    (or `error`). The interaction is recorded whatever happens, also when the consumer stops
-    early (a closed socket). `max_chars` / `max_seconds` (0: unbounded) cut a long answer
+    """Answer one question as a stream of events: `sources`, then `token`s (after `waiting`s
+    while a local model keeps the question in line), then `done` (or `error`). The
+    interaction is recorded whatever happens, also when the consumer stops early (a closed
+    socket). `max_chars` / `max_seconds` (0: unbounded) cut a long answer
     short; `done` then says `truncated`. With a `user_key`, memory commands ("remember ...")
     are carried out and the user's relevant facts reach the model (assistant/memory/)."""
     started = clock()
@@ -125,7 +129,7 @@ def ask_stream(
         return
 
     log.answer = answer
-    sources = sources_of(answer.retrieval)
+    sources = sources_of(answer.retrieval, answer)
     yield Event("sources", {"sources": sources})
 
     parts: list[str] = []
@@ -133,7 +137,11 @@ def ask_stream(
     finished = truncated = False
     length = 0
     try:
-        for token in answer.tokens:
+        for token in answer.parts:
+            if isinstance(token, Waiting):
+                # The question waits for a local model (its place in line, then its reading).
+                yield Event("waiting", {"ahead": token.ahead, "read": round(token.read, 2)})
+                continue
             if not parts:
                 log.latency["first_token_ms"] = _ms(clock() - generation_started)
             parts.append(token)
@@ -154,8 +162,9 @@ def ask_stream(
         if not finished and not log.error:
             log.error = "cancelled"
         interaction = log.save(clock() - started)
-        # Close the generator stream (an Ollama response) if we stopped early.
-        close = getattr(answer.tokens, "close", None)
+        # Close the generator stream (an Ollama response, a local model's run) if we stopped
+        # early.
+        close = getattr(answer.parts, "close", None)
         if close is not None:
             close()
 
@@ -311,7 +320,7 @@ class _Log:
                 }
                 for c in (retrieval.candidates if retrieval else [])
             ],
-            sources=sources_of(retrieval) if retrieval and not refused else [],
+            sources=sources_of(retrieval, self.answer) if retrieval and not refused else [],
             related=[page.as_dict() for page in related_pages(retrieval)] if refused else [],
             best_relevance=retrieval.best_relevance if retrieval else None,
             kept_count=len(retrieval.kept) if retrieval else 0,

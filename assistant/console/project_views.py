@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console.generator_notes import generator_notes
 from assistant.console.project_forms import ProjectCreateForm, ProjectForm, WidgetPreviewForm
 from assistant.console.project_services import (
     project_counts,
@@ -78,6 +79,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         form = ProjectForm(instance=project)
     context.update(_secret_context(request, project))
     context["form"] = form
+    context["generator_notes"] = generator_notes()
     return TemplateResponse(request, "console/project.html", context)
 
 

@@ -21,7 +21,7 @@ from assistant.models import Project
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import RelatedPage, related_pages
-from assistant.rag.types import Prompt, Question, Turn
+from assistant.rag.types import Prompt, Question, Turn, Waiting
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id, search_scope
 
@@ -120,7 +120,7 @@ def sandbox_run(
     prompt = answer.prompt
     error = text = token = ""
     if stream and prompt is not None:
-        getattr(answer.tokens, "close", lambda: None)()  # not started: nothing to stop upstream
+        getattr(answer.parts, "close", lambda: None)()  # not started: nothing to stop upstream
         token = secrets.token_hex(16)
         cache.set(
             _CACHE_PREFIX + token,
@@ -169,7 +169,7 @@ class UnknownStream(LookupError):
     """The token is unknown or expired (the page was left open for over ten minutes)."""
 
 
-def sandbox_answer_stream(*, token: str) -> Iterator[str]:
+def sandbox_answer_stream(*, token: str) -> Iterator[str | Waiting]:
     """The answer to a prompt `sandbox_run` kept, as the generator writes it. Raises
     UnknownStream at once, or GeneratorUnavailable when the first token is asked for."""
     kept = cache.get(_CACHE_PREFIX + token) if len(token) == 32 else None

@@ -1,5 +1,6 @@
-"""The sandbox's answer as server-sent events: `token` events while the generator writes,
-then `done` with the whole answer rendered from Markdown (sanitised), or `error`."""
+"""The sandbox's answer as server-sent events: `waiting` while a local model keeps the question
+in line, `token` events while the generator writes, then `done` with the whole answer rendered
+from Markdown (sanitised), or `error`."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from assistant.console.access import staff_required_async
 from assistant.console.sandbox import UnknownStream, sandbox_answer_stream
 from assistant.markdown import render
 from assistant.rag.ports import GeneratorUnavailable
+from assistant.rag.types import Waiting
 
 logger = logging.getLogger(__name__)
 _END = object()
@@ -26,17 +28,20 @@ def _event(name: str, data: dict[str, str]) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def _next(tokens: Iterator[str]) -> object:
+def _next(tokens: Iterator[str | Waiting]) -> object:
     return next(tokens, _END)
 
 
 async def _events(token: str) -> AsyncIterator[bytes]:
-    tokens: Iterator[str] | None = None
+    tokens: Iterator[str | Waiting] | None = None
     try:
         tokens = await sync_to_async(sandbox_answer_stream)(token=token)
         parts: list[str] = []
         # One thread hop per token: the generator blocks (models, HTTP to Ollama).
         while (part := await sync_to_async(_next)(tokens)) is not _END:
+            if isinstance(part, Waiting):
+                yield _event("waiting", {"ahead": str(part.ahead), "read": f"{part.read:.2f}"})
+                continue
             parts.append(str(part))
             yield _event("token", {"text": str(part)})
         yield _event("done", {"html": render("".join(parts))})

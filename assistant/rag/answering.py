@@ -12,16 +12,18 @@ from assistant.rag.answerability import Answerability, Verdict
 from assistant.rag.ports import Generator, GeneratorUnavailable, Retrieves
 from assistant.rag.prompting import build_prompt
 from assistant.rag.retrieval import previous_question
-from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings
+from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings, Waiting
 
 
 @dataclass(slots=True)
 class Answer:
-    """Retrieval is done; `tokens` is consumed lazily by whoever streams the answer."""
+    """Retrieval is done; `parts` is consumed lazily by whoever streams the answer: text deltas,
+    and `Waiting` while a generator keeps the question waiting. Whoever only wants the text
+    reads `tokens` instead (one or the other, once)."""
 
     retrieval: Retrieval
     prompt: Prompt | None
-    tokens: Iterator[str]
+    parts: Iterator[str | Waiting]
     generator_id: str
     #: What the answerability check said (None: it did not run, e.g. nothing was kept).
     verdict: Verdict | None = None
@@ -31,6 +33,10 @@ class Answer:
     @property
     def refused_before_generation(self) -> bool:
         return self.prompt is None
+
+    @property
+    def tokens(self) -> Iterator[str]:
+        return (part for part in self.parts if isinstance(part, str))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +56,15 @@ class Pipeline:
         generator: Generator,
         answerability: Answerability | None = None,
         fallback: Fallback | None = None,
+        max_passages: int = 0,
     ) -> None:
         self.retriever = retriever
         self.generator = generator
         self.answerability = answerability
         self.fallback = fallback
+        #: How many kept passages, best first, the prompt carries (0: all). A model that
+        #: reads its prompt slowly answers sooner from fewer (see README "Written answers").
+        self.max_passages = max_passages
 
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
@@ -79,12 +89,12 @@ class Pipeline:
             if not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
-        prompt = build_prompt(question, kept)
+        prompt = build_prompt(question, kept[: self.max_passages or None])
         answer = Answer(retrieval, prompt, iter(()), self.generator.id, verdict=verdict)
-        tokens = self.generator.stream(prompt)
+        parts = self.generator.stream(prompt)
         if self.fallback is not None and self.fallback.generator.id != self.generator.id:
-            tokens = self._or_fallback(answer, question, kept, prompt, tokens, self.fallback)
-        answer.tokens = tokens
+            parts = self._or_fallback(answer, question, kept, prompt, parts, self.fallback)
+        answer.parts = parts
         return answer
 
     def _better_form(
@@ -117,28 +127,36 @@ class Pipeline:
         question: Question,
         kept: Sequence[Candidate],
         prompt: Prompt,
-        tokens: Iterator[str],
+        parts: Iterator[str | Waiting],
         fallback: Fallback,
-    ) -> Iterator[str]:
-        """The generator's tokens; if it fails before its first token, the fallback's. (A
-        failure after the first token stays a failure: half an answer from one generator and
+    ) -> Iterator[str | Waiting]:
+        """The generator's parts; if it fails before its first text (unreachable, or over its
+        time budget while the question waited), the fallback's, from the same passages. (A
+        failure after the first text stays a failure: half an answer from one generator and
         the rest from another would read as one answer.)"""
         try:
-            first = next(tokens)
-        except StopIteration:
-            return
-        except GeneratorUnavailable as exc:
-            answer.fallback = f"{answer.generator_id} unavailable: {exc}"[:200]
-            answer.generator_id = fallback.generator.id
-            if answer.verdict is None:
-                answer.verdict = fallback.answerability.judge(question, kept)
-            if not answer.verdict.answerable:
-                yield SORRY
+            try:
+                while isinstance(first := next(parts), Waiting):
+                    yield first
+            except StopIteration:
                 return
-            yield from fallback.generator.stream(prompt)
-            return
-        yield first
-        yield from tokens
+            except GeneratorUnavailable as exc:
+                answer.fallback = f"{answer.generator_id} unavailable: {exc}"[:200]
+                answer.generator_id = fallback.generator.id
+                if answer.verdict is None:
+                    answer.verdict = fallback.answerability.judge(question, kept)
+                if not answer.verdict.answerable:
+                    yield SORRY
+                    return
+                yield from fallback.generator.stream(prompt)
+                return
+            yield first
+            yield from parts
+        finally:
+            # Closed early (a closed socket): the generator's own work stops with its stream.
+            close = getattr(parts, "close", None)
+            if close is not None:
+                close()
 
 
 def is_refusal(text: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from assistant.rag.types import Chunk, Prompt, Question, Retrieval, Settings
+from assistant.rag.types import Chunk, Prompt, Question, Retrieval, Settings, Waiting
 
 
 class Embedder(Protocol):
@@ -70,9 +70,11 @@ class ChunkLookup(Protocol):
 class Generator(Protocol):
     id: str
 
-    def stream(self, prompt: Prompt) -> Iterator[str]:
-        """Yield text deltas. Closing the iterator must stop the work upstream.
-        Raising GeneratorUnavailable means: tell the user kindly."""
+    def stream(self, prompt: Prompt) -> Iterator[str | Waiting]:
+        """Yield text deltas, and `Waiting` while the answer has not started (a generator that
+        can keep a question waiting says so at least every few seconds, which is also when
+        the consumer gets the chance to close it). Closing the iterator must stop the work
+        upstream. Raising GeneratorUnavailable means: tell the user kindly."""
         ...
 
 

@@ -11,16 +11,31 @@ from assistant.rag.types import SORRY, Candidate, Prompt, Question, Turn
 #: choose how many they pass.
 HISTORY_TURNS = 20
 
+#: The rules come first and never change, so a model server that caches the start of a prompt
+#: (llama.cpp, Ollama) reads them once; the topic and the passages follow.
 _RULES = f"""You are a helpful assistant that answers questions using only the knowledge base \
 texts given below.
-{{topic_rule}}
 Answer only from the texts. This is very important: if there is no relevant information in \
 the texts or there are no available texts, respond with exactly "{SORRY}"
 These knowledge base texts come from various sources, including documentation, support \
 tickets, and discussions on platforms such as Discord. Some of the texts may contain the names \
 of the authors of the resource or of a person asking a question. Never include these names, or \
 the name of any person who appears in the texts, in your answer.
-Answer in Markdown. Be concise. Cite the texts you used with their numbers, like [1]."""
+Answer in Markdown. Be concise. After each sentence, write the number of the text it comes \
+from in square brackets, like [1].
+If the texts do not answer the question, respond with exactly "{SORRY}" Never answer from \
+your own knowledge.
+{{topic_rule}}"""
+
+
+#: Said again after the question, where a small model reads it last: with it the local default
+#: (Qwen2.5-Coder-1.5B) cites its passages in 0.90 of its ClapNQ answers instead of 0.09, and
+#: refuses 0.80 of the unanswerable questions instead of 0.67, with the same ROUGE-L (README
+#: "Written answers from the local model").
+REMINDER = (
+    "Answer from the texts above and cite them like [1]; if they do not answer, reply with the "
+    f'exact sentence "{SORRY}"'
+)
 
 
 def topic_rule(topic: str) -> str:
@@ -42,9 +57,10 @@ def format_passages(passages: Sequence[Candidate]) -> str:
 
 
 def build_prompt(question: Question, passages: Sequence[Candidate]) -> Prompt:
-    rules = _RULES.format(topic_rule=topic_rule(question.topic)).replace("\n\n", "\n")
+    rules = _RULES.format(topic_rule=topic_rule(question.topic)).rstrip()
     system = f"{rules}\n\nKnowledge base texts:\n\n{format_passages(passages)}"
     history = question.history[-HISTORY_TURNS:]
     # Remembered facts sit right before the question, as something the user said.
-    messages = (*history, *injection(question.facts), Turn("user", question.text.strip()))
+    asked = Turn("user", f"{question.text.strip()}\n\n{REMINDER}")
+    messages = (*history, *injection(question.facts), asked)
     return Prompt(system=system, messages=messages, question=question, passages=tuple(passages))

@@ -109,6 +109,17 @@ class Retrieval:
 
 
 @dataclass(frozen=True, slots=True)
+class Waiting:
+    """What a generator yields, between text deltas, while the answer has not started: a local
+    model answers one question at a time, so a question may wait for the ones `ahead` of it,
+    and then while the model reads the prompt (`read`: the share read, 0 to 1). Doors that
+    stream show it to the visitor; the others skip it."""
+
+    ahead: int = 0
+    read: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Prompt:
     """Everything a generator may use. LLMs read system + messages; the extractive
     generator reads question + passages directly."""

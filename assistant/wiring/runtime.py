@@ -18,6 +18,7 @@ from assistant.rag.ports import ChunkLookup, Embedder, Generator, Reranker, Retr
 from assistant.rag.retrieval import Retriever
 
 if TYPE_CHECKING:
+    from assistant.wiring.adapters.local_llm import LocalGenerator
     from assistant.wiring.adapters.ollama import OllamaGenerator
 
 # Adapters are imported inside the factories: onnxruntime and chromadb take a second to
@@ -125,8 +126,48 @@ def ollama_generator() -> OllamaGenerator:
     )
 
 
+@cache
+def local_generator() -> LocalGenerator:
+    """The local model: one per process, loaded on its first question."""
+    from assistant.wiring.adapters.gguf_files import expected_sha256
+    from assistant.wiring.adapters.local_llm import LocalGenerator, LocalModelSettings
+
+    path = settings.ASKDOCS_LOCAL_MODEL
+    return LocalGenerator(
+        LocalModelSettings(
+            path=path,
+            sha256=expected_sha256(path, settings.ASKDOCS_LOCAL_MODEL_SHA256),
+            threads=settings.ASKDOCS_LOCAL_THREADS,
+            context=settings.ASKDOCS_LOCAL_CONTEXT,
+            batch=settings.ASKDOCS_LOCAL_BATCH,
+            max_tokens=settings.ASKDOCS_LOCAL_MAX_TOKENS,
+            first_token_timeout=settings.ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT,
+            queue_limit=settings.ASKDOCS_LOCAL_QUEUE_LIMIT,
+            cache_ram_mib=settings.ASKDOCS_LOCAL_PROMPT_CACHE_MIB,
+        )
+    )
+
+
+def local_model_problem() -> str:
+    """Why the local model cannot answer in this process ("" when its library and its file are
+    in place). Loads nothing: the file's digest is checked when the model loads."""
+    import importlib.util
+
+    if importlib.util.find_spec("xllamacpp") is None:
+        return "xllamacpp is not installed: .venv/bin/pip install -e '.[local]'"
+    if not settings.ASKDOCS_LOCAL_MODEL.is_file():
+        return (
+            f"the model file is missing ({settings.ASKDOCS_LOCAL_MODEL}): "
+            ".venv/bin/python manage.py fetch_model"
+        )
+    return ""
+
+
 def generator_for(choice: str) -> Generator:
-    """`auto` uses Ollama whenever OLLAMA_HOST is set."""
+    """`auto` uses Ollama whenever OLLAMA_HOST is set, else quotes; `local` is the model in this
+    process."""
+    if choice == "local":
+        return local_generator()
     if choice == "ollama" or (choice == "auto" and settings.OLLAMA_HOST):
         if not settings.OLLAMA_HOST:
             return extractive_generator()
@@ -148,6 +189,7 @@ def pipeline(
         generator=generator,
         answerability=answerability() if check else None,
         fallback=Fallback(extractive_generator(), answerability()),
+        max_passages=settings.ASKDOCS_LOCAL_PASSAGES if generator_choice == "local" else 0,
     )
 
 
@@ -210,5 +252,6 @@ def reset() -> None:
             extractive_generator,
             answerability,
             ollama_generator,
+            local_generator,
         ):
             factory.cache_clear()

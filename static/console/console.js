@@ -96,7 +96,14 @@
       var cursor = box.querySelector(".cursor");
       if (cursor) cursor.remove();
     }
+    source.addEventListener("waiting", function (event) {
+      var f = JSON.parse(event.data), ahead = Number(f.ahead), read = Number(f.read);
+      text.textContent = ahead > 0 ? "Waiting for the model: " + ahead + " question(s) ahead\u2026"
+        : "The model is reading the passages (" + Math.round(read * 100) + "%)\u2026";
+      text.setAttribute("data-waiting", "true");
+    });
     source.addEventListener("token", function (event) {
+      if (text.hasAttribute("data-waiting")) { text.textContent = ""; text.removeAttribute("data-waiting"); }
       text.textContent += JSON.parse(event.data).text;
     });
     source.addEventListener("done", function (event) {

@@ -377,6 +377,7 @@
   }
   Answer.prototype.frame = function (f) {
     if (f.type === "sources") this.sources = f.sources || [];
+    else if (f.type === "waiting") setStatus(waitingText(f));
     else if (f.type === "token") {
       if (!this.text) setStatus("");
       this.text += f.text;
@@ -474,6 +475,15 @@
     log.setAttribute("aria-busy", "false");
     setStatus("");
     scrollDown();
+  }
+  // A local model answers one question at a time: say where this one is.
+  function waitingText(f) {
+    if (f.ahead > 0) {
+      return "Waiting for the assistant: " + f.ahead + (f.ahead === 1 ? " question" : " questions") +
+        " ahead of yours\u2026";
+    }
+    if (f.read >= 1) return "Writing the answer\u2026";
+    return "Reading the sources" + (f.read > 0 ? " (" + Math.round(f.read * 100) + "%)" : "") + "\u2026";
   }
   function setStatus(text) {
     status.textContent = text;

@@ -18,7 +18,7 @@ from assistant.rag.memory import (
     relevant,
     stated_facts,
 )
-from assistant.rag.prompting import build_prompt
+from assistant.rag.prompting import REMINDER, build_prompt
 from assistant.rag.types import Question, Turn
 
 
@@ -113,7 +113,7 @@ def test_it_injects_facts_as_a_conversation_turn_before_the_question() -> None:
         Turn("assistant", "Hello!"),
         Turn("user", "Just so you know, user likes reading sci-fi books."),
         Turn("assistant", ACK),
-        Turn("user", "Any good sci-fi book recommendations?"),
+        Turn("user", f"Any good sci-fi book recommendations?\n\n{REMINDER}"),
     )
     assert "sci-fi" not in prompt.system
 

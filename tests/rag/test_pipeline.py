@@ -9,7 +9,7 @@ import pytest
 
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import ExtractiveGenerator
-from assistant.rag.prompting import build_prompt
+from assistant.rag.prompting import REMINDER, build_prompt
 from assistant.rag.retrieval import (
     Retriever,
     follow_up_query,
@@ -184,7 +184,10 @@ def test_the_prompt_carries_the_rules_the_passages_and_the_history():
         prompt.system
     )
     assert "[2] Elastic integration > Authentication" in prompt.system
-    assert prompt.messages == (*history, Turn("user", "How do I add the key?"))
+    # The question ends with the citation and sorry rules said again (a small model reads
+    # them last).
+    assert prompt.messages == (*history, Turn("user", f"How do I add the key?\n\n{REMINDER}"))
+    assert "cite them like [1]" in REMINDER and SORRY in REMINDER
 
 
 def test_the_prompt_has_no_topic_rule_without_a_topic():

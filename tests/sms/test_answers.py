@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from assistant.models import Interaction, SmsConversation, SmsMessage
+from assistant.rag.prompting import REMINDER
 from assistant.rag.types import SORRY
 from assistant.sms.text import CLEARED
 from tests.fake_ollama import unused_url
@@ -65,14 +66,14 @@ def test_a_follow_up_carries_the_conversation_into_the_prompt_until_reset(
     assert chats(ollama_llm)[-1][1:] == [
         {"role": "user", "content": OIL},
         {"role": "assistant", "content": "The answer is 42."},
-        {"role": "user", "content": follow_up},
+        {"role": "user", "content": f"{follow_up}\n\n{REMINDER}"},
     ]
 
     assert twiml_messages(webhook.post(" Reset ")) == [CLEARED]
     fresh = "How do I reset the pump controller?"
     twiml_messages(webhook.post(fresh))
     assert Interaction.objects.get(question=fresh).retrieval_query == fresh
-    assert chats(ollama_llm)[-1][1:] == [{"role": "user", "content": fresh}]
+    assert chats(ollama_llm)[-1][1:] == [{"role": "user", "content": f"{fresh}\n\n{REMINDER}"}]
     assert Interaction.objects.get(question=fresh).conversation_id != asked.conversation_id
 
 
@@ -104,7 +105,7 @@ def test_a_quiet_spell_of_30_minutes_forgets_the_conversation(webhook, field_pro
     )
     later = "How do I reset the pump controller?"
     twiml_messages(webhook.post(later))
-    assert chats(ollama_llm)[-1][1:] == [{"role": "user", "content": later}]
+    assert chats(ollama_llm)[-1][1:] == [{"role": "user", "content": f"{later}\n\n{REMINDER}"}]
     first, second = Interaction.objects.order_by("created_at")
     assert first.conversation_id != second.conversation_id
 

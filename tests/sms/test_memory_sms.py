@@ -9,6 +9,7 @@ import pytest
 from assistant.memory.services import memory_facts
 from assistant.models import Interaction
 from assistant.rag.memory import ACK
+from assistant.rag.prompting import REMINDER
 from tests.sms.conftest import OFFICE_NUMBER, twiml_messages
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("restore_demo")]
@@ -36,7 +37,7 @@ def test_a_texted_fact_reaches_the_model_for_a_relevant_question_only(
     assert messages[1:] == [
         {"role": "user", "content": "Just so you know, I maintain a G-40 generator."},
         {"role": "assistant", "content": ACK},
-        {"role": "user", "content": question},
+        {"role": "user", "content": f"{question}\n\n{REMINDER}"},
     ]
     logged = Interaction.objects.get(question=question)
     # The memory command is not conversation history: it never reaches the retrieval query.
@@ -45,7 +46,9 @@ def test_a_texted_fact_reaches_the_model_for_a_relevant_question_only(
     unrelated = "How do I reset the pump controller?"
     twiml_messages(webhook.post(unrelated, sender=sender))
     messages = ollama_llm.requests_to("/api/chat")[-1].body["messages"]
-    assert [m["content"] for m in messages if m["role"] == "user"][-1] == unrelated
+    assert [m["content"] for m in messages if m["role"] == "user"][-1] == (
+        f"{unrelated}\n\n{REMINDER}"
+    )
     assert not any("Just so you know" in m["content"] for m in messages)
 
     # The same number texting another project's number has no memory there.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from assistant.measuring.benchmark import local as local_model
+
 # (name, where in the report, "max" or "min", target)
 TARGETS: tuple[tuple[str, tuple[str, ...], str, float], ...] = (
     ("retrieve to verdict median ms", ("stages", "latency_ms", "retrieve_to_verdict", "median"),
@@ -19,6 +21,9 @@ TARGETS: tuple[tuple[str, tuple[str, ...], str, float], ...] = (
     ("unchanged re-sync s", ("ingest", "resync_s"), "max", 30),
     ("help centre recall@20 next to it", ("recall", "help centre", "recall@20"), "min", 0.98),
     ("help centre chunks finding themselves", ("recall", "help centre", "self_first"), "min", 1.0),
+    ("local model first token median s", ("local", "single", "first_token_s", "median"),
+     "max", 8),
+    ("local model whole answer median s", ("local", "single", "answer_s", "median"), "max", 20),
 )  # fmt: skip
 
 
@@ -123,6 +128,8 @@ def table(report: dict[str, Any]) -> str:
         for name, figures in recall.items():
             lines.append(f"{name[:33]:<34}{figures['chunks']:>8}{figures['sampled']:>9}"
                          f"{figures['self_first']:>12}{figures['recall@20']:>11}")  # fmt: skip
+    if report.get("local"):
+        lines += local_model.table(report["local"])
     lines += ["", "Targets"]
     for name, check in report["targets"].items():
         verdict = {True: "ok", False: "MISSED", None: "-"}[check["ok"]]

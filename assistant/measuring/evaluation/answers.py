@@ -10,6 +10,7 @@ quotes, so the two numbers together say how much sentence choice leaves on the t
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from statistics import mean
 from typing import Any
@@ -79,10 +80,17 @@ def answer_outcome(
     retrieval the answer was made from."""
     answer = pipeline.respond(question, retrieval)
     retrieval = answer.retrieval
+    started = time.perf_counter()
     text = "".join(answer.tokens)
     refused = is_refusal(text)
     outcome: dict[str, Any] = {"answered" if query.answerable else "refused": (
         not refused if query.answerable else refused)}  # fmt: skip
+    outcome["answer_text"] = text
+    outcome["generator"] = answer.generator_id
+    if answer.fallback:
+        outcome["fallback"] = answer.fallback
+    if answer.prompt is not None:
+        outcome["generate_ms"] = round((time.perf_counter() - started) * 1000, 1)
     verdict = getattr(answer, "verdict", None)
     if verdict is not None:
         outcome["answerability"] = verdict.score
@@ -108,17 +116,28 @@ def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:
         values = [float(o[key]) for o in outcomes if key in o]
         report[key] = round(mean(values), 4) if values else None
     report["n_answers_scored"] = sum(1 for o in outcomes if "answer_rougeL" in o)
+    report["generate_ms"] = median_p95([o["generate_ms"] for o in outcomes
+                                        if "generate_ms" in o])  # fmt: skip
+    report["fell_back"] = sum(1 for o in outcomes if o.get("fallback"))
     report["answerability_ms"] = median_p95([o["answerability_ms"] for o in outcomes
                                              if "answerability_ms" in o])  # fmt: skip
     return report
 
 
-def answer_step(index: EvalIndex, retriever: Retrieves) -> AnswerStep:
+def answer_step(
+    index: EvalIndex,
+    retriever: Retrieves,
+    *,
+    generator: str = "auto",
+    check_llm_answers: bool = False,
+) -> AnswerStep:
     """The rest of the answer path as the product builds it (assistant/runtime.py), on the
-    evaluation's own retriever."""
+    evaluation's own retriever, with the generator a project would choose."""
     from assistant.wiring import runtime
 
-    pipeline = runtime.pipeline(retriever=retriever, generator_choice="auto")
+    pipeline = runtime.pipeline(
+        retriever=retriever, generator_choice=generator, check_llm_answers=check_llm_answers
+    )
     return lambda query, question, retrieval: answer_outcome(
         pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval
     )

@@ -156,3 +156,12 @@ def write_corpus(path: Path, sections: list[Section]) -> None:
             row = {"id": s.id, "title": s.title, "text": s.text, "url": s.url, "page": s.page}
             handle.write(json.dumps(row) + "\n")
     tmp.replace(path)
+
+
+def spread(queries: list[Query], count: int) -> list[Query]:
+    """`count` queries spread evenly over the file, so a sample keeps its mix of answerable and
+    unanswerable questions (files list one kind after the other)."""
+    if count >= len(queries):
+        return queries
+    step = len(queries) / count
+    return [queries[int(i * step)] for i in range(count)]

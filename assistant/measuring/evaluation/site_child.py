@@ -106,7 +106,7 @@ def _extraction(source: Any, base: str) -> dict[str, Any]:
 
 def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     from assistant.measuring.evaluation.answers import answer_step
-    from assistant.measuring.evaluation.dataset import load_queries
+    from assistant.measuring.evaluation.dataset import load_queries, spread
     from assistant.measuring.evaluation.index import EvalIndex, IndexedChunk
     from assistant.measuring.evaluation.runner import RunConfig, evaluate
     from assistant.rag.types import Chunk as PassageChunk
@@ -128,6 +128,8 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     scope = search_scope(project_id=source.project_id)
     retriever = _Scoped(runtime.retriever(chunks=chunks_by_vector_id), scope.where)
     queries = load_queries(Path(arguments["queries"]))
+    if arguments.get("sample"):
+        queries = spread(queries, arguments["sample"])
     if arguments.get("limit"):
         queries = queries[: arguments["limit"]]
     queries = [q if not q.gold_page else _relative_gold(q) for q in queries]
@@ -141,7 +143,10 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
 
     report = evaluate(
         index=index, retriever=retriever, queries=queries, config=config, progress=progress,
-        answer=answer_step(index, retriever) if arguments.get("answers") else None,
+        answer=answer_step(
+            index, retriever, generator=arguments.get("generator") or "auto",
+            check_llm_answers=bool(arguments.get("check_llm_answers")),
+        ) if arguments.get("answers") else None,
     )  # fmt: skip
     print(file=sys.stderr)
     if arguments.get("answers"):

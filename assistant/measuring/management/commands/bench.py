@@ -8,6 +8,8 @@ Sections: `stages` (latency per stage against the bare libraries), `scale` (vect
 100,000 chunks against exact search), `cache` (a repeated question), `concurrency` (simultaneous
 WebSocket conversations and idle sockets on the real ASGI server), `ingest` (chunks per second
 and an unchanged re-sync). `cache`, `concurrency` and `ingest` run in a throwaway data folder.
+`local` (the local model on demo questions: first token, whole answer, tokens a second, RAM, at
+1, 2 and 4 questions at once) runs only when named, as it needs `manage.py fetch_model` first.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.ask.intake import settings_for
-from assistant.measuring.benchmark import concurrency, report, scale, stages
+from assistant.measuring.benchmark import concurrency, local, report, scale, stages
 from assistant.measuring.benchmark.floor import RawFloor
 from assistant.measuring.benchmark.server import SERVERS, AsgiServer
 from assistant.measuring.benchmark.workdir import BENCH_ORIGIN, run_child
@@ -47,7 +49,8 @@ from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams
 
-SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall")
+SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall", "local")
+DEFAULT_SECTIONS = SECTIONS[:-1]  # `local` needs the model file: only when named
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
@@ -80,9 +83,10 @@ class Command(BaseCommand):
         parser.add_argument("--runs", type=int, default=3, help="runs; medians are over them")
         parser.add_argument(
             "--only",
-            default=",".join(SECTIONS),
+            default=",".join(DEFAULT_SECTIONS),
             metavar="SECTIONS",
-            help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all)",
+            help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all "
+            "but local)",
         )
         parser.add_argument(
             "--candidates", type=int, help="candidates a question (default: a new project's)"
@@ -93,6 +97,9 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--scale-chunks", type=int, default=100_000)
         parser.add_argument("--concurrency", default="1,4,16", help="simultaneous conversations")
+        parser.add_argument(
+            "--local-concurrency", default="1,2,4", help="local: questions asked at once"
+        )
         parser.add_argument("--idle-sockets", type=int, default=500)
         parser.add_argument(
             "--ingest-docs", type=int, help="index only N documents into the throwaway project"
@@ -117,6 +124,7 @@ class Command(BaseCommand):
             if options[name] is not None and options[name] < 1:
                 raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
         levels = _levels(options["concurrency"])
+        local_levels = _levels(options["local_concurrency"])
         if options["json"] and not options["json"].resolve().parent.is_dir():
             raise CommandError(f"No folder for --json: {options['json'].resolve().parent}")
         for path in (options["corpus"], options["queries"]):
@@ -140,10 +148,38 @@ class Command(BaseCommand):
         if {"cache", "concurrency", "ingest", "recall"} & set(chosen):
             served = self._corpus(corpus, queries, options["ingest_docs"])
             self._in_workdir(served, questions, chosen, levels, options, result)
+        if "local" in chosen:
+            result["local"] = self._local(local_levels, options)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
         self.stdout.write(report.table(result))
+
+    def _local(self, levels: list[int], options: dict[str, Any]) -> dict[str, Any]:
+        from django.test.utils import override_settings
+
+        from assistant.demo import demo_export
+        from assistant.rag.ports import GeneratorUnavailable
+
+        index, embedder = open_eval_index(demo_export(), stderr=self.stderr)
+        retriever = Retriever(
+            embedder=embedder, store=index.store, reranker=runtime.reranker(), chunks=index.lookup
+        )
+        self.stderr.write("The local model on demo questions ...")
+        # Every question is read anew (no earlier prompt's state kept in RAM), as the first
+        # visitor to ask it would wait; the rules at the start of each prompt stay cached.
+        with override_settings(ASKDOCS_LOCAL_PROMPT_CACHE_MIB=0):
+            runtime.reset()
+            pipeline = runtime.pipeline(retriever=retriever, generator_choice="local")
+            try:
+                return local.measure_local(
+                    pipeline=pipeline, settings=self._settings(options), levels=levels,
+                    runs=options["runs"], progress=lambda line: self.stderr.write(f"  {line}"),
+                )  # fmt: skip
+            except GeneratorUnavailable as exc:
+                raise CommandError(f"The local model cannot answer: {exc}") from exc
+            finally:
+                runtime.reset()
 
     def _corpus(self, path: Path, queries: list[Query], limit: int | None) -> Path:
         if not limit:

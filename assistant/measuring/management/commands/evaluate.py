@@ -14,7 +14,7 @@ from assistant.measuring.evaluation.compare import (
     format_comparison,
     load_run,
 )
-from assistant.measuring.evaluation.dataset import DatasetError, load_queries
+from assistant.measuring.evaluation.dataset import DatasetError, load_queries, spread
 from assistant.measuring.evaluation.runner import RunConfig, evaluate
 from assistant.measuring.evaluation.site_report import format_site
 from assistant.models import PIPELINE_DEFAULTS, Project
@@ -69,10 +69,25 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument(
             "--answers", action="store_true",
-            help="Also answer each question (answerability check, generator: extractive, or "
-            "Ollama when OLLAMA_HOST is set) and score the answer against `answers_all`",
+            help="Also answer each question (answerability check, then the generator) and score "
+            "the answer against `answers_all`",
+        )  # fmt: skip
+        parser.add_argument(
+            "--generator", choices=["auto", "extractive", "ollama", "local"], default="auto",
+            help="--answers: who writes the answer (auto: Ollama when OLLAMA_HOST is set, else "
+            "the quoting extractive answerer; local: the local model)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--check-llm-answers", action="store_true",
+            help="--answers with an LLM: the answerability check runs before it (as the "
+            "project setting), instead of the model judging for itself",
         )  # fmt: skip
         parser.add_argument("--limit", type=int, help="Only the first N queries")
+        parser.add_argument(
+            "--sample", type=int, metavar="N",
+            help="Only N queries spread evenly over the file (keeps its mix of answerable and "
+            "unanswerable questions, which --limit does not)",
+        )  # fmt: skip
         parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
         parser.add_argument(
             "--baseline", type=Path,
@@ -104,6 +119,10 @@ class Command(BaseCommand):
             queries = load_queries(options["queries"])
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
+        if options["sample"]:
+            if options["sample"] < 1:
+                raise CommandError("--sample must be at least 1.")
+            queries = spread(queries, options["sample"])
         if options["limit"]:
             queries = queries[: options["limit"]]
         if options["site"]:
@@ -131,7 +150,10 @@ class Command(BaseCommand):
         report = evaluate(
             index=index, retriever=retriever, queries=queries, config=config,
             progress=lambda done, total: asked.update(1),
-            answer=answer_step(index, retriever) if options["answers"] else None,
+            answer=answer_step(
+                index, retriever, generator=options["generator"],
+                check_llm_answers=options["check_llm_answers"],
+            ) if options["answers"] else None,
         )  # fmt: skip
         asked.close()
         if options["answers"]:
@@ -142,6 +164,9 @@ class Command(BaseCommand):
         report["config"]["chunk_tokens"] = settings.ASKDOCS_CHUNK_TOKENS
         report["config"]["rerank_tokens"] = options["rerank_tokens"]
         report["config"]["retrieval"] = options["retrieval"]
+        if options["answers"]:
+            report["config"]["generator"] = options["generator"]
+            report["config"]["check_llm_answers"] = options["check_llm_answers"]
         unpaired = None
         if baseline is not None:
             try:
@@ -168,7 +193,8 @@ class Command(BaseCommand):
                 max_pages=options["max_pages"], embedder_id=runtime.embedder().id,
                 fresh=options["fresh"],
                 options={k: options[k] for k in (
-                    "threshold", "candidates", "rerank_top", "answers", "limit")},
+                    "threshold", "candidates", "rerank_top", "answers", "limit", "sample",
+                    "generator", "check_llm_answers")},
             )  # fmt: skip
         except (FileNotFoundError, RuntimeError) as exc:
             raise CommandError(str(exc)) from exc
@@ -200,9 +226,17 @@ class Command(BaseCommand):
         for kind, row in report.get("by_kind", {}).items():
             shares = " ".join(f"{k} {v:.3f}" for k, v in row.items() if k != "n" and v is not None)
             lines.append(f"kind {kind or '-':<12} n {row['n']:>4}  {shares}")
-        stages = report["latency_ms"] | (
-            {"answerability": report["answerability_ms"]} if report.get("answerability_ms") else {}
+        stages = (
+            report["latency_ms"]
+            | (
+                {"answerability": report["answerability_ms"]}
+                if report.get("answerability_ms")
+                else {}
+            )
+            | ({"generate": report["generate_ms"]} if report.get("generate_ms") else {})
         )
+        if report.get("fell_back"):
+            lines.append(f"answers quoted because the generator failed: {report['fell_back']}")
         for stage, stats in stages.items():
             lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
         return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""What the project page says under "Generator": how fast each one answers on this server (from
+the interaction log), and a warning where it will be slow or cannot answer."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from django.conf import settings
+
+from assistant.ask.selectors import generator_speeds
+from assistant.models import Project
+from assistant.wiring import runtime
+
+#: Above this, a written answer feels slow in a chat: the note warns.
+SLOW_ANSWER_S = 10.0
+
+#: The local model on the two-core machine it was measured on (`bench --only local`, README
+#: "Written answers"): shown until this server has answers of its own.
+REFERENCE = "about 3 s to the first words and 5 s for the whole answer on 2 cores"
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorNote:
+    choice: str
+    label: str
+    speed: str
+    warning: str = ""
+
+
+def _measured(kind: str, speeds: dict[str, dict[str, float]]) -> str:
+    figures = speeds.get(kind)
+    if not figures:
+        return ""
+    return (
+        f"Here: first words after {figures['first_token_s']:g} s, whole answer in "
+        f"{figures['answer_s']:g} s (median of the last {figures['n']:g} answers)."
+    )
+
+
+def generator_notes() -> list[GeneratorNote]:
+    speeds = generator_speeds()
+    cores = os.cpu_count() or 1
+    notes = [
+        GeneratorNote(
+            Project.Generator.EXTRACTIVE,
+            "Extractive",
+            _measured("extractive", speeds)
+            or "Quotes the best sentences: answers in well under a second.",
+        )
+    ]
+    local_speed = _measured("local", speeds)
+    local_answer_s = speeds.get("local", {}).get("answer_s")
+    problem = runtime.local_model_problem()
+    if problem:
+        warning = f"Cannot answer on this server ({problem}); answers are quoted until then."
+    elif local_answer_s is not None and local_answer_s > SLOW_ANSWER_S:
+        warning = (
+            f"Slow here: {local_answer_s:g} s per answer, and questions are answered one at a "
+            "time, so at busy times visitors wait in line (or get a quoted answer after "
+            f"{settings.ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT:g} s)."
+        )
+    elif local_answer_s is None and cores <= 4:
+        warning = (
+            f"This server has {cores} cores: expect seconds per answer, one question at a time."
+        )
+    else:
+        warning = ""
+    notes.append(
+        GeneratorNote(
+            Project.Generator.LOCAL,
+            "Local model",
+            local_speed or f"Not measured on this server yet; {REFERENCE}.",
+            warning,
+        )
+    )
+    ollama = _measured("ollama", speeds)
+    notes.append(
+        GeneratorNote(
+            Project.Generator.OLLAMA,
+            "Ollama",
+            ollama or "Depends on your Ollama server and model.",
+            "" if settings.OLLAMA_HOST else "OLLAMA_HOST is not set: answers are quoted.",
+        )
+    )
+    return notes

@@ -1,0 +1,282 @@
+"""A local model as Generator: llama.cpp in this process, through xllamacpp.
+
+One model per process, loaded on the first question (its file checked by SHA-256 first). The
+model answers one question at a time: on two cores, two prompts read side by side take as long
+as one after the other, and both visitors would wait for the slower one. So questions queue in
+arrival order (`_Line`), each told how many are ahead of it (`Waiting`), and then how much of
+its prompt the model has read. The wait counts against a time budget: a question whose answer
+has not started within it gets GeneratorUnavailable, and the pipeline quotes the passages
+instead, as when an Ollama server is down.
+
+xllamacpp runs llama.cpp's own server loop; a request is a blocking call that hands each
+streamed chunk to a callback, and stops when the callback returns True. The call runs on a
+thread of its own that puts the chunks on a queue, so `stream` can give up its place in line,
+time out, or be closed (a closed socket) at any moment, and the model stops at its next chunk:
+one batch of the prompt (`batch` tokens) or one token of the answer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import queue
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assistant.rag.ports import GeneratorUnavailable
+from assistant.rag.types import Prompt, Waiting
+from assistant.wiring.adapters.gguf_files import LocalModelError, verify_model_file
+
+logger = logging.getLogger(__name__)
+
+#: How often a waiting question hears where it stands (and its consumer may close it).
+HEARTBEAT_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class LocalModelSettings:
+    path: Path
+    sha256: str = ""  # "" : not checked (a file nobody pinned)
+    threads: int = 2
+    context: int = 4096
+    batch: int = 128
+    max_tokens: int = 320
+    first_token_timeout: float = 60.0
+    between_tokens_timeout: float = 10.0
+    queue_limit: int = 8
+    #: llama.cpp's prompt cache in RAM (MiB): earlier prompts' states, so the shared start of
+    #: the next prompt (the rules) is not read again.
+    cache_ram_mib: int = 256
+
+
+class _Line:
+    """First come, first served, one at a time. A ticket is in line from `join` until `leave`;
+    the first ticket in line has the model."""
+
+    def __init__(self) -> None:
+        self._tickets: deque[int] = deque()
+        self._numbers = itertools.count(1)
+        self._changed = threading.Condition()
+
+    def join(self, limit: int) -> int | None:
+        """A new ticket at the end of the line, or None when `limit` are already waiting."""
+        with self._changed:
+            if len(self._tickets) > limit:
+                return None
+            ticket = next(self._numbers)
+            self._tickets.append(ticket)
+            return ticket
+
+    def ahead(self, ticket: int) -> int:
+        with self._changed:
+            return self._tickets.index(ticket)
+
+    def wait_turn(self, ticket: int, timeout: float) -> int:
+        """Wait at most `timeout` seconds for the ticket's turn; how many are still ahead."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._tickets[0] == ticket, timeout=timeout)
+            return self._tickets.index(ticket)
+
+    def leave(self, ticket: int) -> None:
+        with self._changed:
+            if ticket in self._tickets:
+                self._tickets.remove(ticket)
+                self._changed.notify_all()
+
+    def __len__(self) -> int:
+        with self._changed:
+            return len(self._tickets)
+
+
+class LocalModel:
+    """The process's llama.cpp server with one model, built on first use (never at import:
+    Celery forks, and the file is 1 GB)."""
+
+    def __init__(self, settings: LocalModelSettings) -> None:
+        self.settings = settings
+        self._server: Any = None
+        self._lock = threading.Lock()
+        self.load_seconds: float | None = None
+
+    def server(self) -> Any:
+        with self._lock:
+            if self._server is None:
+                self._server = self._load()
+            return self._server
+
+    def _load(self) -> Any:
+        started = time.perf_counter()
+        try:
+            import xllamacpp  # the `local` extra
+        except ImportError as exc:
+            raise GeneratorUnavailable(
+                "the local model needs xllamacpp: .venv/bin/pip install -e '.[local]'"
+            ) from exc
+        try:
+            verify_model_file(self.settings.path, sha256=self.settings.sha256)
+        except LocalModelError as exc:
+            raise GeneratorUnavailable(str(exc)) from exc
+        if not self.settings.sha256:
+            logger.warning(
+                "loading %s unverified: set ASKDOCS_LOCAL_MODEL_SHA256 to pin it",
+                self.settings.path,
+            )
+        params = xllamacpp.CommonParams()
+        params.model.path = str(self.settings.path)
+        params.n_ctx = self.settings.context
+        params.n_parallel = 1  # one question at a time (see _Line)
+        params.n_batch = params.n_ubatch = self.settings.batch
+        params.cpuparams.n_threads = self.settings.threads
+        params.cpuparams_batch.n_threads = self.settings.threads
+        params.cache_ram_mib = self.settings.cache_ram_mib
+        params.warmup = False
+        params.verbosity = 0
+        # llama.cpp's server also listens on a loopback port, which nothing here uses: a key
+        # nobody knows keeps other local users from using the model through it.
+        params.api_keys = [secrets.token_urlsafe(32)]
+        try:
+            server = xllamacpp.Server(params)
+        except Exception as exc:
+            raise GeneratorUnavailable(
+                f"llama.cpp could not load {self.settings.path}: {exc}"
+            ) from exc
+        self.load_seconds = round(time.perf_counter() - started, 2)
+        logger.info("local model %s loaded in %.1f s", self.settings.path.name, self.load_seconds)
+        return server
+
+
+_END = object()
+
+
+class _Run:
+    """One request to llama.cpp on a thread of its own; its chunks arrive on `chunks`."""
+
+    def __init__(self, server: Any, request: dict[str, Any], on_end: Any) -> None:
+        self.chunks: queue.Queue[Any] = queue.Queue()
+        self.stopped = threading.Event()
+        self._thread = threading.Thread(
+            target=self._work, args=(server, request, on_end), name="local-llm", daemon=True
+        )
+        self._thread.start()
+
+    def _work(self, server: Any, request: dict[str, Any], on_end: Any) -> None:
+        try:
+            server.handle_chat_completions(request, self._chunk)
+        except Exception as exc:  # noqa: BLE001 - reported to the reader as unavailable
+            self.chunks.put(exc)
+        finally:
+            self.chunks.put(_END)
+            on_end()
+
+    def _chunk(self, raw: str | dict[str, Any]) -> bool:
+        self.chunks.put(json.loads(raw) if isinstance(raw, str | bytes) else raw)
+        return self.stopped.is_set()  # True stops llama.cpp at this chunk
+
+
+class LocalGenerator:
+    """Streams a written answer from the local model; see the module's docstring."""
+
+    def __init__(self, settings: LocalModelSettings, model: LocalModel | None = None) -> None:
+        self.settings = settings
+        self.model = model or LocalModel(settings)
+        self.id = f"local:{settings.path.stem}"
+        self._line = _Line()
+        #: llama.cpp's own figures for the last answer it finished (prompt and answer tokens,
+        #: tokens a second, tokens read from its prompt cache), for `bench`.
+        self.last_timings: dict[str, float] = {}
+
+    @property
+    def waiting(self) -> int:
+        """Questions in line, the one being answered included."""
+        return len(self._line)
+
+    def stream(self, prompt: Prompt) -> Generator[str | Waiting, None, None]:
+        started = time.monotonic()
+        deadline = started + self.settings.first_token_timeout
+        ticket = self._line.join(self.settings.queue_limit)
+        if ticket is None:
+            raise GeneratorUnavailable(
+                f"local model busy: {self.settings.queue_limit} questions already waiting"
+            )
+        handed_over = False
+        try:
+            ahead = self._line.ahead(ticket)
+            while ahead:
+                yield Waiting(ahead=ahead)
+                if time.monotonic() > deadline:
+                    raise GeneratorUnavailable(
+                        f"local model: no answer started within "
+                        f"{self.settings.first_token_timeout:g} s ({ahead} questions ahead)"
+                    )
+                ahead = self._line.wait_turn(ticket, HEARTBEAT_SECONDS)
+            server = self.model.server()
+            run = _Run(server, self._request(prompt), on_end=lambda: self._line.leave(ticket))
+            handed_over = True  # the run leaves the line when llama.cpp has let go
+            yield from self._read(run, deadline)
+        finally:
+            if not handed_over:
+                self._line.leave(ticket)
+
+    def _request(self, prompt: Prompt) -> dict[str, Any]:
+        messages = [{"role": "system", "content": prompt.system}]
+        messages += [{"role": turn.role, "content": turn.content} for turn in prompt.messages]
+        return {
+            "messages": messages,
+            "stream": True,
+            "max_tokens": self.settings.max_tokens,
+            "temperature": 0.0,
+            "cache_prompt": True,
+            "return_progress": True,
+        }
+
+    def _read(self, run: _Run, deadline: float) -> Iterator[str | Waiting]:
+        written = 0
+        read = 0.0
+        try:
+            while True:
+                wait = HEARTBEAT_SECONDS if not written else self.settings.between_tokens_timeout
+                try:
+                    chunk = run.chunks.get(timeout=wait)
+                except queue.Empty:
+                    if written:
+                        raise GeneratorUnavailable(
+                            "local model: no token for "
+                            f"{self.settings.between_tokens_timeout:g} s mid-answer"
+                        ) from None
+                    chunk = {}
+                if chunk is _END:
+                    return
+                if isinstance(chunk, Exception):
+                    raise GeneratorUnavailable(f"local model failed: {chunk}") from chunk
+                if "error" in chunk:
+                    raise GeneratorUnavailable(f"local model: {chunk['error']}")
+                if "timings" in chunk:
+                    self.last_timings = chunk["timings"]
+                text = "".join(
+                    (choice.get("delta") or {}).get("content") or ""
+                    for choice in chunk.get("choices", ())
+                )
+                if text:
+                    written += 1
+                    yield text
+                    continue
+                if written:
+                    continue
+                if time.monotonic() > deadline:
+                    raise GeneratorUnavailable(
+                        "local model: no first token within "
+                        f"{self.settings.first_token_timeout:g} s"
+                    )
+                progress = chunk.get("prompt_progress") or {}
+                if progress.get("total"):
+                    read = min(progress.get("processed", 0) / progress["total"], 1.0)
+                yield Waiting(ahead=0, read=read)
+        finally:
+            run.stopped.set()  # finished, failed or closed: llama.cpp stops at its next chunk
