@@ -3,7 +3,6 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.conf import settings
 
 from assistant.ask import intake
 from assistant.errors import IntakeError
@@ -38,11 +37,15 @@ class SandboxForm(forms.Form):
             raise forms.ValidationError(
                 f"At most {MAX_EARLIER_QUESTIONS} earlier questions.", code="too_many"
             )
-        limit = settings.ASKDOCS_MAX_QUESTION_CHARS
-        if any(len(line) > limit for line in earlier):
-            raise forms.ValidationError(
-                f"Each earlier question has at most {limit} characters.", code="too_long"
-            )
+        # Each earlier question reaches the pipeline as a question does: the intake's rules.
+        for number, line in enumerate(earlier, start=1):
+            try:
+                intake.question_field({"question": line})
+            except IntakeError as error:
+                problem = next(iter(error.fields.values()), [error.message])[0]
+                raise forms.ValidationError(
+                    f"Earlier question {number}: {problem}", code=error.code
+                ) from None
         return earlier
 
     def clean_question(self) -> str:

@@ -90,6 +90,10 @@ def test_a_conversation_handed_to_a_person_is_marked(staff_client, shop):
     refund = html.split('data-conversation="c-refund"', 1)[1].split("</tr>", 1)[0]
     poem = html.split('data-conversation="c-poem"', 1)[1].split("</tr>", 1)[0]
     assert 'data-mark="handed-over"' in refund and 'data-mark="handed-over"' not in poem
+    handed = staff_client.get(
+        "/admin/conversations/", {"project": shop.pk, "handed_over": "on"}, HTTP_HX_REQUEST="true"
+    ).content.decode()
+    assert 'data-conversation="c-refund"' in handed and 'data-conversation="c-poem"' not in handed
 
 
 @pytest.mark.parametrize(
@@ -194,3 +198,11 @@ def test_the_sandbox_replays_several_earlier_questions(staff_client, demo):
     )
     assert "run" not in too_many.context
     assert "At most 5 earlier questions." in too_many.content.decode()
+    # An earlier question is held to the intake's rules like the question itself.
+    wordless = staff_client.get(
+        "/admin/sandbox/",
+        {"project": demo.pk, "question": "Which one?", "previous": "How?\n\u200b\u200b"},
+    )
+    assert "run" not in wordless.context
+    assert [e.code for e in wordless.context["form"].errors.as_data()["previous"]] == ["invalid"]
+    assert "Earlier question 2:" in wordless.content.decode()
