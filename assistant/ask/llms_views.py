@@ -21,16 +21,21 @@ CACHE_CONTROL = "public, max-age=300"
 
 @require_GET
 def llms_index(request: HttpRequest, project: str) -> HttpResponse:
+    # Counted first, so probing for published projects is counted too.
+    if limited := _limited(request):
+        return limited
     found = _published(project)
     full_url = request.build_absolute_uri(reverse("llms-full-txt", args=[project]))
-    return _limited(request) or _text(llms_txt(found, full_url=full_url))
+    return _text(llms_txt(found, full_url=full_url))
 
 
 @require_GET
 def llms_full(request: HttpRequest, project: str) -> HttpResponse:
+    if limited := _limited(request):
+        return limited
     found = _published(project)
     full_url = request.build_absolute_uri(request.path)
-    return _limited(request) or _text(llms_full_txt(found, full_url=full_url))
+    return _text(llms_full_txt(found, full_url=full_url))
 
 
 def _published(ref: str) -> Project:

@@ -90,3 +90,15 @@ def test_it_counts_against_the_clients_retrieval_rate_limit(client, demo, settin
 
     assert statuses == [200, 200]
     assert refused.status_code == 429 and b"Too many" in refused.content
+
+
+def test_probing_for_published_projects_is_counted_too(client, demo, settings):
+    settings.ASKDOCS_RATE_RETRIEVE_PER_CLIENT = "2/h"
+    demo.llms_txt_enabled = True
+    demo.save()
+
+    probes = [client.get(f"/p/{name}/llms.txt").status_code for name in ("nope-1", "nope-2")]
+    after = client.get("/p/demo/llms.txt")
+
+    assert probes == [404, 404]
+    assert after.status_code == 429
