@@ -128,7 +128,7 @@ def _ask(
     result = services.ask(
         project=project, question=asked.question, topic=asked.topic,
         channel=Interaction.Channel.MCP, conversation_id=asked.conversation_id,
-        history=asked.history, user_key=asked.user_key,
+        history=asked.history, user_key=asked.user_key, client=asked.client,
     )  # fmt: skip
     if result.error:
         raise ToolError(f"{result.error}: {result.answer}")
