@@ -49,12 +49,14 @@ def conversation_list(
     channel: str = "",
     refused: bool = False,
     voted_down: bool = False,
+    handed_over: bool = False,
     search: str = "",
 ) -> QuerySet[Any, Any]:
     """The project's conversations as dicts (conversation_key, last), the latest active
     first: one grouped query without joins, for the paginator. `search` matches a question
     or an answer of the conversation; `refused` / `voted_down` keep conversations with at
-    least one such answer. `conversation_rows` fills in the page's rows."""
+    least one such answer, `handed_over` those the visitor handed to a person.
+    `conversation_rows` fills in the page's rows."""
     mine = Interaction.objects.filter(project=project)
     rows = mine.filter(channel=channel) if channel else mine
     wanted = []
@@ -67,6 +69,9 @@ def conversation_list(
     keyed = rows.annotate(conversation_key=_KEY)
     for some in wanted:
         keyed = keyed.filter(conversation_key__in=_keys_of(some))
+    if handed_over:
+        handoffs = Handoff.objects.filter(project=project).values("conversation_id")
+        keyed = keyed.filter(conversation_key__in=handoffs)
     return (
         keyed.order_by()
         .values("conversation_key")

@@ -76,6 +76,7 @@ class ConversationFilterForm(forms.Form):
     channel = forms.ChoiceField(required=False)
     refused = forms.BooleanField(label="With a refusal", required=False)
     voted_down = forms.BooleanField(label="With a thumbs-down", required=False)
+    handed_over = forms.BooleanField(label="Handed to a person", required=False)
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
@@ -93,6 +94,7 @@ class ConversationFilterForm(forms.Form):
             "channel": data.get("channel") or "",
             "refused": bool(data.get("refused")),
             "voted_down": bool(data.get("voted_down")),
+            "handed_over": bool(data.get("handed_over")),
         }
 
 
