@@ -325,8 +325,11 @@ class _OllamaHandler(BaseHTTPRequestHandler):
         """Sleep, but notice at once if the client hangs up (raises _Disconnected)."""
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
-            readable, _, _ = select.select([self.connection], [], [], min(left, 0.05))
-            if readable:
+            # poll, not select: select() fails on descriptors above 1023, which a long
+            # test run reaches
+            poller = select.poll()
+            poller.register(self.connection, select.POLLIN)
+            if poller.poll(min(left, 0.05) * 1000):
                 try:
                     peeked = self.connection.recv(1, socket.MSG_PEEK)
                 except OSError as exc:

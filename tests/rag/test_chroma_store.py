@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 
-from assistant.wiring.adapters import chroma_store
+from assistant.wiring.adapters import chroma_clients, chroma_store
 from assistant.wiring.adapters.chroma_clients import (
     VectorStoreUnavailable,
     close_clients,
     get_client,
+    reopen_embedded,
 )
 from assistant.wiring.adapters.chroma_naming import (
     HnswParams,
@@ -307,6 +308,36 @@ def test_it_reopens_in_another_process(tmp_path: Path) -> None:
     )
 
     assert out.stdout.strip() == "4 ['a', 'c']"
+
+
+def open_descriptors() -> int:
+    return len(list(Path("/proc/self/fd").iterdir()))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts /proc/self/fd")
+def test_a_reopened_store_releases_the_files_of_the_client_it_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server reopens its embedded client whenever another process wrote the index: the
+    replaced one is closed after a grace period (a long-running server leaked about 11 file
+    descriptors per index change; a test run passed 1,024 and broke select())."""
+    monkeypatch.setattr(chroma_clients, "RETIRED_CLIENT_GRACE_S", 0.2)
+    path = tmp_path / "chroma"
+    store = ChromaStore(path, embedder_id=EMBEDDER, dimension=3)
+    fill(store)
+    assert [hit.id for hit in store.query(unit(1, 0, 0), k=1)] == ["a"]
+    before = open_descriptors()
+
+    for _ in range(10):
+        reopen_embedded(path)
+        # a search right after the swap: the new client, the same vectors
+        assert [hit.id for hit in store.query(unit(0, 1, 0), k=1)] == ["c"]
+    deadline = time.monotonic() + 10
+    while open_descriptors() > before + 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert open_descriptors() <= before + 2  # ten replaced clients held about 110 more
+    assert store.count() == 4
 
 
 def test_it_holds_one_client_per_location(tmp_path: Path) -> None:

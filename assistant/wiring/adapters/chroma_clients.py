@@ -7,6 +7,7 @@ chromadb's own HTTP session lacks.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from pathlib import Path
@@ -16,6 +17,8 @@ import chromadb
 import httpx
 from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_CONNECT_TIMEOUT = 2.0
 DEFAULT_REQUEST_TIMEOUT = 60.0
@@ -28,6 +31,12 @@ class VectorStoreUnavailable(RuntimeError):
 def is_url(location: str | Path) -> bool:
     return isinstance(location, str) and location.startswith(("http://", "https://"))
 
+
+#: How long the System behind a client replaced by `reopen_embedded` stays open: a search or a
+#: write batch that took its collection handle just before the swap finishes on it, then its
+#: files, SQLite connections and threads are released (left open, every index change seen by
+#: a long-running server kept a few file descriptors more).
+RETIRED_CLIENT_GRACE_S = 30.0
 
 _cache_lock = threading.Lock()
 _clients: dict[str, ClientAPI] = {}
@@ -95,9 +104,23 @@ def reopen_embedded(location: str | Path) -> None:
             from chromadb.api.shared_system_client import SharedSystemClient
 
             identifier = getattr(old, "_identifier", None)
-            SharedSystemClient._identifier_to_system.pop(identifier, None)  # type: ignore[arg-type]
+            system = SharedSystemClient._identifier_to_system.pop(identifier, None)  # type: ignore[arg-type]
             SharedSystemClient._identifier_to_refcount.pop(identifier, None)  # type: ignore[arg-type]
+            if system is not None:
+                _stop_later(system)
         _clients[key] = _persistent_client(key)
+
+
+def _stop_later(system: object) -> None:
+    def stop() -> None:
+        try:
+            system.stop()  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - a retired store failing to close must not matter
+            logger.warning("could not close a replaced Chroma client", exc_info=True)
+
+    timer = threading.Timer(RETIRED_CLIENT_GRACE_S, stop)
+    timer.daemon = True
+    timer.start()
 
 
 def close_clients() -> None:
