@@ -5,64 +5,30 @@ this process; the worker shares the test database and posts to a local fake webh
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from assistant.celery import app as celery_app
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
+from tests.celery_worker import queue_on_redis, worker_process
 from tests.fake_webhook import FakeWebhook
-from tests.sms import test_worker as sms_worker
+from tests.sms.conftest import wait_until
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
 
-BROKER_URL = sms_worker.BROKER_URL
 ORIGIN = "https://app.example.com"
 
 
 @pytest.fixture
 def worker(settings, tmp_path) -> Iterator[str]:  # noqa: ANN001
-    if not sms_worker._reachable(BROKER_URL):
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"Redis is not reachable at {BROKER_URL}")
-        pytest.skip(f"Redis is not reachable at {BROKER_URL}")
-    queue = f"handoff-test-{uuid.uuid4().hex[:10]}"
-    names = ("task_always_eager", "broker_url", "task_default_queue")
-    saved = {name: celery_app.conf[name] for name in names}
-    celery_app.conf.update(task_always_eager=False, broker_url=BROKER_URL, task_default_queue=queue)
-    sms_worker._forget_broker_connections()
-    env = {
-        **os.environ, "DJANGO_SETTINGS_MODULE": "assistant.test_settings", "ASKDOCS_TESTING": "1",
-        "ASKDOCS_DATA_DIR": str(settings.DATA_DIR), "DATABASE_URL": sms_worker._database_url(),
-        "CELERY_BROKER_URL": BROKER_URL, "CELERY_TASK_ALWAYS_EAGER": "0",
-    }  # fmt: skip
-    command = [
-        sys.executable, "-m", "celery", "-A", "assistant.celery", "worker", "--pool=solo",
-        "--loglevel=INFO", "-Q", queue, "-n", f"{queue}@%h",
-        "--without-gossip", "--without-mingle", "--without-heartbeat",
-    ]  # fmt: skip
     log = Path(tmp_path) / "worker.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(  # noqa: S603 - our own command line
-            command, cwd=sms_worker.REPO, env=env, stdout=output, stderr=subprocess.STDOUT
-        )
-    try:
+    with (
+        queue_on_redis("handoff-test") as queue,
+        worker_process(queue, data_dir=settings.DATA_DIR, log=log),
+    ):
         yield str(log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        celery_app.conf.update(saved)
-        sms_worker._forget_broker_connections()
 
 
 def test_a_worker_retries_a_failing_webhook_until_it_takes_the_handoff(client, worker):
@@ -83,7 +49,7 @@ def test_a_worker_retries_a_failing_webhook_until_it_takes_the_handoff(client, w
         )  # fmt: skip
         assert response.status_code == 201
         hook.wait_for(1, timeout=120)
-        sms_worker.wait_until(lambda: Handoff.objects.get().status == "sent", timeout=30)
+        wait_until(lambda: Handoff.objects.get().status == "sent", timeout=30)
     handoff = Handoff.objects.get()
     assert (handoff.attempts, hook.attempts) == (3, 3)
     assert hook.received[0]["body"]["exchanges"][0]["question"] == "Do you accept cheques?"

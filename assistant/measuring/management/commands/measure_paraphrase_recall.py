@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
@@ -15,7 +14,7 @@ from assistant.measuring.evaluation.dataset import DatasetError, load_queries
 from assistant.measuring.evaluation.paraphrase import curve, probe
 from assistant.rag.retrieval import Retriever
 from assistant.rag.types import Settings
-from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
+from assistant.wiring import runtime
 
 
 class Command(BaseCommand):
@@ -61,10 +60,7 @@ class Command(BaseCommand):
         except DatasetError as exc:
             raise CommandError(str(exc)) from exc
         index, embedder = open_eval_index(options["corpus"], stderr=self.stderr)
-        reranker = FlashrankReranker(
-            cache_dir=settings.ASKDOCS_MODEL_CACHE, max_tokens=settings.ASKDOCS_RERANK_MAX_TOKENS,
-            threads=settings.ASKDOCS_MODEL_THREADS,
-        )  # fmt: skip
+        reranker = runtime.reranker()  # the product's, as the server builds it
         retriever = Retriever(
             embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup
         )

@@ -12,7 +12,6 @@ from pathlib import Path
 from statistics import quantiles
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from assistant.measuring.eval_index import open_eval_index
@@ -28,7 +27,6 @@ from assistant.rag.related import MAX_RELATED, RELATED_FLOOR, related_pages
 from assistant.rag.retrieval import Retriever
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
-from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
 
 FLOORS = (0.0001, 0.001, 0.003, 0.005, 0.01, 0.02, 0.05, 0.1)
 
@@ -44,10 +42,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options: Any) -> None:
         index, embedder = open_eval_index(options["corpus"], stderr=self.stderr)
-        reranker = FlashrankReranker(
-            cache_dir=settings.ASKDOCS_MODEL_CACHE, max_tokens=settings.ASKDOCS_RERANK_MAX_TOKENS,
-            threads=settings.ASKDOCS_MODEL_THREADS,
-        )  # fmt: skip
+        reranker = runtime.reranker()  # the product's, as the server builds it
         retriever = Retriever(
             embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup
         )
