@@ -31,7 +31,9 @@ def test_bench_times_the_local_model_on_demo_questions(ray_slice, tmp_path, mode
     # Each prompt starts with the rules, which llama.cpp keeps from the previous question.
     assert single["cache_n"] > 100 and single["prompt_n"] > 0
     assert set(local["levels"]) == {"1", "2"} and local["levels"]["2"]["answers"] == 2
-    assert local["rss_after_mb"] > local["rss_before_mb"]
+    # the model is resident after its first question (loaded here, or by an earlier test of
+    # this process: one model per process)
+    assert local["rss_after_mb"] > 1000 and local["rss_after_mb"] >= local["rss_before_mb"] - 50
     assert local["generator"] == model.id and local["passages"] == 3
 
 
