@@ -21,7 +21,7 @@ import math
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from assistant.rag.extractive import (
@@ -32,6 +32,7 @@ from assistant.rag.extractive import (
     sentence_query,
     units_of,
 )
+from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Candidate, Question
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")
@@ -129,6 +130,29 @@ class Answerability:
             "kept_coverage": coverage(words, " ".join(c.chunk.text for c in kept[:MAX_PASSAGES])),
         }
         return features, units[best].text
+
+    def judge_part(
+        self, part: Question, kept: Sequence[Candidate], *, threshold: float
+    ) -> Verdict | None:
+        """One request of a question that asks several (`question_parts`). The passages were
+        found and gated for the whole question, so each is read again against this part alone
+        (the cross-encoder, as the gate reads it); None when none reaches the gate's
+        `threshold` for it, else the check's verdict on the part and its own passages."""
+        started = self.clock()
+        relevance = self.scorer(sentence_query(part), [passage_text(c.chunk) for c in kept])
+        own = sorted(
+            (
+                replace(c, relevance=r)
+                for c, r in zip(kept, relevance, strict=True)
+                if r >= threshold
+            ),
+            key=lambda c: -(c.relevance or 0.0),
+        )
+        spent = (self.clock() - started) * 1000
+        if not own:
+            return None
+        verdict = self.judge(part, own)
+        return replace(verdict, ms=round(verdict.ms + spent, 2))
 
     def judge(self, question: Question, kept: Sequence[Candidate]) -> Verdict:
         started = self.clock()
