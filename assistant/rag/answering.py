@@ -139,7 +139,7 @@ class Pipeline:
         (the answerer answers that part and names the others as not found): judged as one
         request, the part the documents do not cover pulls it under. Each part is judged on
         the passages that pass the gate for it alone ("How much does the Team plan cost and how
-        do I cancel it?" on the demo: 0.05 as a whole; the price part reads *Plans* at 0.97 and
+        do I cancel it?" on the demo: 0.05 as a whole; the price part reads *Plans* at 0.99 and
         is answerable, the cancel part has no passage at the gate). A follow-up is not split."""
         assert self.answerability is not None
         parts = [] if question.leans_on else question_parts(question.text)
