@@ -324,11 +324,11 @@ class _OllamaHandler(BaseHTTPRequestHandler):
     def _pause(self, seconds: float) -> None:
         """Sleep, but notice at once if the client hangs up (raises _Disconnected)."""
         deadline = time.monotonic() + seconds
+        # poll, not select: select() fails on descriptors above 1023, which a long test run
+        # reaches
+        poller = select.poll()
+        poller.register(self.connection, select.POLLIN)
         while (left := deadline - time.monotonic()) > 0:
-            # poll, not select: select() fails on descriptors above 1023, which a long
-            # test run reaches
-            poller = select.poll()
-            poller.register(self.connection, select.POLLIN)
             if poller.poll(min(left, 0.05) * 1000):
                 try:
                     peeked = self.connection.recv(1, socket.MSG_PEEK)
