@@ -15,9 +15,6 @@ from assistant.rag.question_parts import question_parts
 from assistant.rag.retrieval import previous_question
 from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings, Waiting
 
-#: The gate's threshold when the caller gives none (a new project's).
-DEFAULT_GATE = Settings().threshold
-
 
 @dataclass(slots=True)
 class Answer:
@@ -73,14 +70,10 @@ class Pipeline:
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
     ) -> Answer:
-        retrieval = self.retriever.retrieve(question, settings, where)
-        return self.respond(question, retrieval, threshold=settings.threshold)
+        return self.respond(question, self.retriever.retrieve(question, settings, where))
 
-    def respond(
-        self, question: Question, retrieval: Retrieval, *, threshold: float = DEFAULT_GATE
-    ) -> Answer:
-        """Everything after retrieval (the evaluation runner calls it with its own);
-        `threshold` is the gate's, which each part of a several-part question must pass."""
+    def respond(self, question: Question, retrieval: Retrieval) -> Answer:
+        """Everything after retrieval (the evaluation runner calls it with its own)."""
         if retrieval.query_form == "with_history":
             question = replace(question, leans_on=previous_question(question))
         kept = retrieval.kept
@@ -95,7 +88,7 @@ class Pipeline:
                 question, retrieval, verdict = self._better_form(question, retrieval, verdict)
                 kept = retrieval.kept
             if not verdict.answerable:
-                verdict = self._a_part_answered(question, kept, verdict, threshold)
+                verdict = self._a_part_answered(question, kept, verdict, retrieval.threshold)
                 retrieval.timings_ms["answerability_ms"] = verdict.ms
             if not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.

@@ -145,7 +145,9 @@ def _restored(
 ) -> Retrieval:
     winner, form, candidates, alternative = entry
     select(candidates, settings)
-    retrieval = Retrieval(winner, candidates, timings_ms=timings, query_form=form)
+    retrieval = Retrieval(
+        winner, candidates, timings_ms=timings, query_form=form, threshold=settings.threshold
+    )
     other = _entry(alternative) if alternative is not None else None
     if other is not None:
         retrieval.alternative = _restored(other, settings, {})

@@ -225,7 +225,10 @@ class Retriever:
             for candidate in candidates[: settings.max_kept]:
                 candidate.kept = True
 
-        return Retrieval(query=query, candidates=candidates, timings_ms=timings, searched=texts)
+        return Retrieval(
+            query=query, candidates=candidates, timings_ms=timings, searched=texts,
+            threshold=settings.threshold,
+        )  # fmt: skip
 
 
 def _logit(p: float) -> float:

@@ -66,12 +66,15 @@ class Candidate:
 #: held a core). The console's help text quotes it; see README "How an answer is made".
 RERANK_MS_PER_CHUNK = 8
 
+#: The relevance gate's threshold of a new project.
+DEFAULT_THRESHOLD = 0.5
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Per-project knobs of the pipeline."""
 
-    threshold: float = 0.5
+    threshold: float = DEFAULT_THRESHOLD
     num_candidates: int = 20
     max_kept: int = 5
     rerank: bool = True
@@ -97,6 +100,8 @@ class Retrieval:
     #: (and the joined form's passages still fit the question as asked): the joined form. The
     #: answerability check judges both and the better one is answered from (answering.py).
     alternative: Retrieval | None = None
+    #: The relevance the gate asked of a kept candidate (the project's threshold).
+    threshold: float = DEFAULT_THRESHOLD
 
     @property
     def kept(self) -> list[Candidate]:

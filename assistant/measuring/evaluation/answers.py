@@ -21,7 +21,7 @@ from assistant.measuring.evaluation.dataset import Query
 from assistant.measuring.evaluation.index import EvalIndex
 from assistant.measuring.evaluation.metrics import median_p95
 from assistant.measuring.evaluation.runner import AnswerStep
-from assistant.rag.answering import DEFAULT_GATE, Pipeline, is_refusal
+from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import split_units
 from assistant.rag.ports import Retrieves
 from assistant.rag.types import Candidate, Question, Retrieval
@@ -74,12 +74,11 @@ def answer_outcome(
     query: Query,
     question: Question,
     retrieval: Retrieval,
-    threshold: float = DEFAULT_GATE,
 ) -> tuple[dict[str, Any], Retrieval]:
     """The per-question outcome of the answer: `answered`/`refused` (the final text, so the
     answerability check's refusals count) and, where gold answers exist, the scores; and the
     retrieval the answer was made from."""
-    answer = pipeline.respond(question, retrieval, threshold=threshold)
+    answer = pipeline.respond(question, retrieval)
     retrieval = answer.retrieval
     started = time.perf_counter()
     text = "".join(answer.tokens)
@@ -131,7 +130,6 @@ def answer_step(
     *,
     generator: str = "auto",
     check_llm_answers: bool = False,
-    threshold: float = DEFAULT_GATE,
 ) -> AnswerStep:
     """The rest of the answer path as the product builds it (assistant/runtime.py), on the
     evaluation's own retriever, with the generator a project would choose."""
@@ -141,6 +139,5 @@ def answer_step(
         retriever=retriever, generator_choice=generator, check_llm_answers=check_llm_answers
     )
     return lambda query, question, retrieval: answer_outcome(
-        pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval,
-        threshold=threshold,
-    )  # fmt: skip
+        pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval
+    )

@@ -146,7 +146,6 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         answer=answer_step(
             index, retriever, generator=arguments.get("generator") or "auto",
             check_llm_answers=bool(arguments.get("check_llm_answers")),
-            threshold=config.threshold,
         ) if arguments.get("answers") else None,
     )  # fmt: skip
     print(file=sys.stderr)

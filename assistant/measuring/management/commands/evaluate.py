@@ -152,7 +152,7 @@ class Command(BaseCommand):
             progress=lambda done, total: asked.update(1),
             answer=answer_step(
                 index, retriever, generator=options["generator"],
-                check_llm_answers=options["check_llm_answers"], threshold=config.threshold,
+                check_llm_answers=options["check_llm_answers"],
             ) if options["answers"] else None,
         )  # fmt: skip
         asked.close()
