@@ -49,6 +49,18 @@ def forget_broker_connections() -> None:
 
 
 @contextmanager
+def tasks_in_this_process() -> Iterator[None]:
+    """Queued tasks run in this process, as on the embedded default (a background thread),
+    also on the suite's Redis pass, where a broker would hand them to Celery workers."""
+    eager = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    try:
+        yield
+    finally:
+        celery_app.conf.task_always_eager = eager
+
+
+@contextmanager
 def queue_on_redis(prefix: str) -> Iterator[str]:
     """This process queues tasks on Redis (not eagerly), on a queue of its own."""
     require_redis()

@@ -71,6 +71,16 @@ def demo(db):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
+def tasks_here() -> Iterator[None]:
+    """Queued tasks (syncs, deliveries) run in this process on every pass of the suite;
+    tests/celery_worker.py has the real worker for the broker path."""
+    from tests.celery_worker import tasks_in_this_process
+
+    with tasks_in_this_process():
+        yield
+
+
+@pytest.fixture
 def fake_ollama() -> Iterator[FakeOllama]:
     """A running fake Ollama server (see tests/fake_ollama.py), stopped after the test."""
     with FakeOllama() as server:

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 import pytest
 from django.core import mail
 
-from assistant.celery import app as celery_app
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
+from tests.celery_worker import tasks_in_this_process
 from tests.conftest import secret_of
 from tests.fake_webhook import FakeWebhook
 
@@ -30,10 +30,8 @@ PAGE = "https://app.example.com/billing?tab=plans"
 def _background_in_this_process() -> Iterator[None]:
     """The embedded default: deliveries run on this process's background thread (also on the
     suite's Redis pass; tests/test_handoff_worker.py covers a real worker)."""
-    eager = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = eager
+    with tasks_in_this_process():
+        yield
 
 
 @pytest.fixture

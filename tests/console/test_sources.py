@@ -16,18 +16,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def background_thread():  # noqa: ANN201
-    """Syncs on the embedded default's background thread, also on the Redis pass (where a
-    broker would hand them to Celery workers; tests/ingestion/test_celery_worker.py)."""
-    from assistant.celery import app
-
-    eager = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = eager
-
-
-@pytest.fixture
 def docs(db):  # noqa: ANN001, ANN201
     project = Project.objects.create(name="Docs site")
     source = Source.objects.create(
@@ -118,7 +106,7 @@ def test_each_source_says_when_it_will_be_synced_next(staff_client, docs):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_new_source_is_synced_at_once_and_its_page_follows_the_run(
-    staff_client, docs, background_thread
+    staff_client, docs, tasks_here
 ):
     response = staff_client.post(
         f"/admin/sources/new/manual/?project={docs.project_id}",
@@ -144,9 +132,7 @@ def test_a_new_source_is_synced_at_once_and_its_page_follows_the_run(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_changed_source_is_synced_at_once_and_a_rename_is_not(
-    staff_client, docs, background_thread
-):
+def test_a_changed_source_is_synced_at_once_and_a_rename_is_not(staff_client, docs, tasks_here):
     source = Source.objects.create(
         project=docs.project, kind="manual", name="Hours",
         config={"title": "Opening hours", "text": "9 to 5."},

@@ -7,7 +7,6 @@ import uuid
 
 import pytest
 
-from assistant.celery import app
 from assistant.models import Project
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
@@ -25,18 +24,9 @@ def manual_source(schedule: str = "off") -> Source:
     )
 
 
-@pytest.fixture
-def eager_celery():  # noqa: ANN201
-    """Run queued tasks in this process (the PostgreSQL + Redis pass has a real broker)."""
-    before = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = before
-
-
 def test_without_a_broker_a_sync_runs_on_a_background_thread(
     store,
-    eager_celery,
+    tasks_here,
     django_db_blocker,  # noqa: ANN001
 ) -> None:
     """Committed rows (not a test transaction, which the worker thread could not see, and not
@@ -54,7 +44,7 @@ def test_without_a_broker_a_sync_runs_on_a_background_thread(
 
 
 @pytest.mark.django_db
-def test_the_schedule_check_syncs_the_sources_that_are_due(store, eager_celery) -> None:  # noqa: ANN001
+def test_the_schedule_check_syncs_the_sources_that_are_due(store, tasks_here) -> None:  # noqa: ANN001
     due = manual_source(schedule="hourly")
     not_scheduled = manual_source(schedule="off")
     assert due.pk in sync_due_sources.apply().get()

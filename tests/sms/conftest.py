@@ -10,12 +10,12 @@ import pytest
 from django.test import Client
 from twilio.request_validator import RequestValidator
 
-from assistant.celery import app as celery_app
 from assistant.models import Project
 from assistant.sms import twilio_rest
 from assistant.wiring import resilience
 from ingestion.models import Source
 from ingestion.services import document_upsert
+from tests.celery_worker import tasks_in_this_process
 from tests.fake_ollama import FakeOllama
 from tests.fake_twilio import FakeTwilio
 
@@ -99,12 +99,10 @@ def twilio(settings) -> Iterator[FakeTwilio]:  # noqa: ANN001
         settings.SMS_INLINE_BUDGET = 120.0
         twilio_rest.reset()
         resilience.reset_circuits()
-        eager = celery_app.conf.task_always_eager
-        celery_app.conf.task_always_eager = True
         try:
-            yield fake
+            with tasks_in_this_process():
+                yield fake
         finally:
-            celery_app.conf.task_always_eager = eager
             twilio_rest.reset()
             resilience.reset_circuits()
 
