@@ -17,6 +17,7 @@ replaces: see the README's "Documentation websites" section.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -25,9 +26,11 @@ import lxml.html
 from lxml import etree
 from markdownify import ATX, MarkdownConverter
 
+from ingestion.page_kinds import page_kind
+
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "4"
+EXTRACTION_VERSION = "5"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -46,10 +49,50 @@ _LANGUAGE = re.compile(r"\b(?:highlight|language|lang)-([A-Za-z0-9_+#.-]+)")
 ANCHOR_ATTRIBUTE = "data-askdocs-anchor"
 
 
+#: An XML declaration (XHTML from asciidoc, DocBook, older Javadoc): lxml refuses a decoded
+#: string that still carries one.
+_XML_DECLARATION = re.compile(r"^\ufeff?\s*<\?xml[^>]*\?>")
+#: The encoding a page declares in its first bytes: in an XML declaration or a <meta> charset.
+_DECLARED_ENCODING = re.compile(
+    rb"""<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._:-]+)|<meta[^>]*charset\s*=\s*["']?([A-Za-z0-9._:-]+)""",
+    re.IGNORECASE,
+)
+#: Links a generator adds beside an API entry to its highlighted source (Sphinx's viewcode
+#: "[source]", pydoctor's and others' "source"): noise in a quote and in a search.
+_SOURCE_LINK_TEXTS = frozenset({"[source]", "source", "[src]", "[view source]"})
+
+
+def decode_page(body: bytes, charset: str | None = None) -> str:
+    """A page's text in its own encoding: the HTTP header's charset, else the one the page
+    declares (an XML declaration or a <meta> charset), else UTF-8."""
+    for name in (charset, _declared(body[:2048]), "utf-8"):
+        if name:
+            try:
+                codecs.lookup(name)
+            except LookupError:
+                continue
+            return body.decode(name, "replace")
+    return body.decode("utf-8", "replace")  # pragma: no cover - utf-8 always exists
+
+
+def _declared(head: bytes) -> str | None:
+    match = _DECLARED_ENCODING.search(head)
+    if not match:
+        return None
+    return (match.group(1) or match.group(2)).decode("ascii", "replace")
+
+
+def html_tree(source: str) -> Any:
+    """The page's element tree, XHTML with an XML declaration included."""
+    return lxml.html.fromstring(_XML_DECLARATION.sub("", source, count=1))
+
+
 @dataclass(frozen=True, slots=True)
 class ExtractedPage:
     title: str
     markdown: str
+    #: ingestion/page_kinds.py: "" (a guide), "reference", "changelog" or "source".
+    kind: str = ""
 
 
 def is_hidden(element: Any) -> bool:
@@ -73,15 +116,18 @@ def strip_permalink_glyphs(text: str) -> str:
 def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
     """The page's title and main content as Markdown (empty when there is nothing to read).
     `html` is the page's source or an lxml tree of it (which is changed)."""
-    tree = lxml.html.fromstring(html) if isinstance(html, str) else html
+    tree = html_tree(html) if isinstance(html, str) else html
     page_title = _page_title(tree)
     region = main_region(tree)
+    kind = page_kind(region, _first_heading(region) or page_title)
     ids = _ids(tree)
     _mark_anchors(region, ids)
     _clean(region, inside_main=region.tag != "body")
     title = _first_heading(region) or page_title or fallback_title
     markdown = _Converter().convert(etree.tostring(region, encoding="unicode", method="html"))
-    return ExtractedPage(title=title, markdown=_drop_title_heading(_tidy(markdown), title))
+    return ExtractedPage(
+        title=title, markdown=_drop_title_heading(_tidy(markdown), title), kind=kind
+    )
 
 
 def main_region(tree: Any) -> Any:
@@ -174,7 +220,7 @@ def _clean(region: Any, *, inside_main: bool) -> None:
             doomed.append(element)
         elif is_navigation(element) and not (inside_main and element.tag == "header"):
             doomed.append(element)
-        elif element.tag == "a" and _is_permalink(element):
+        elif element.tag == "a" and (_is_permalink(element) or _is_source_link(element)):
             doomed.append(element)
     for element in doomed:
         _drop(element)
@@ -183,6 +229,20 @@ def _clean(region: Any, *, inside_main: bool) -> None:
 def _is_permalink(link: Any) -> bool:
     text = link.text_content().strip()
     return link.get("href", "").startswith("#") and (not text or text in _PERMALINK_GLYPHS)
+
+
+def _is_source_link(link: Any) -> bool:
+    """A link to an API entry's source listing ("[source]"), not part of what it says."""
+    text = " ".join(link.text_content().split()).lower()
+    return (
+        text in _SOURCE_LINK_TEXTS
+        and "viewcode"
+        in (
+            f"{link.get('class', '')} {link.get('href', '')} "
+            + " ".join(str(e.get("class", "")) for e in link.iter())
+        )
+        or (text in _SOURCE_LINK_TEXTS and "/_modules/" in link.get("href", ""))
+    )
 
 
 def _drop(element: Any) -> None:
@@ -219,7 +279,9 @@ class _Converter(MarkdownConverter):
     def convert_dt(self, el: Any, text: str, parent_tags: set[str]) -> str:
         """The term on a line of its own (preceded by its `{#id}` line when it has an id),
         its definition following as `:   ...` (markdownify's convert_dd)."""
-        text = " ".join(strip_permalink_glyphs(text).split())
+        # An API entry's signature reads as written, without the emphasis markup of its
+        # parts ("class celery.app.task.Task(*args, **kwargs)", not "*class* ...(**args*)").
+        text = " ".join(strip_permalink_glyphs(el.get_text()).split())
         if "_inline" in parent_tags:
             return f" {text} "
         if not text:
@@ -268,12 +330,21 @@ def _tidy(markdown: str) -> str:
     return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip() + "\n"
 
 
+_FIRST_HEADING = re.compile(r"^#{1,6}\s+(.*?)(?:\s+\{#([^}\s]+)\})?$", re.MULTILINE)
+
+
 def _drop_title_heading(markdown: str, title: str) -> str:
-    """The page title is already the document title; a first "# Title" would repeat it in
-    every chunk's heading path. Its anchor stays, as the page's first anchor."""
-    first, _, rest = markdown.lstrip().partition("\n")
-    match = re.match(r"#\s+(.*?)(?:\s+\{#([^}\s]+)\})?$", first)
+    """The page title is already the document title; its heading would repeat it in every
+    chunk's heading path ("Calling Tasks > Calling Tasks > Routing options"). The first heading
+    of the page is dropped when it is the title, wherever it stands (a version banner or a
+    breadcrumb may come before it); its anchor stays, as the place's anchor."""
+    match = _FIRST_HEADING.search(markdown)
     if match and match.group(1).strip() == title.strip():
-        anchor = f"{{#{match.group(2)}}}\n\n" if match.group(2) else ""
-        return anchor + rest.lstrip("\n")
+        anchor = f"{{#{match.group(2)}}}" if match.group(2) else ""
+        before, after = markdown[: match.start()], markdown[match.end() :]
+        return (
+            (before + anchor + after).lstrip("\n")
+            if before.strip()
+            else (anchor + "\n\n" + after.lstrip("\n") if anchor else after.lstrip("\n"))
+        )
     return markdown

@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.db import models
 
 from assistant.models import Project
+from assistant.rag.chunking import title_path
 
 
 class Source(models.Model):
@@ -65,6 +66,9 @@ class Document(models.Model):
     #: Its text gives orders to an AI assistant (indirect prompt injection, OWASP LLM01): set
     #: when it is indexed (ingestion/injection.py), with excerpts for the console.
     suspected_injection = models.BooleanField(default=False)
+    #: What kind of page it is (ingestion/page_kinds.py): "" a guide, "reference" (an API
+    #: reference), "changelog" (release notes). A guide that answers as well comes first.
+    kind = models.CharField(max_length=20, blank=True, default="")
     injection_excerpts = models.JSONField(default=list, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -97,8 +101,7 @@ class Chunk(models.Model):
 
     @property
     def title(self) -> str:
-        doc_title = self.document.title
-        return f"{doc_title} > {self.heading_path}" if self.heading_path else doc_title
+        return title_path(self.document.title, self.heading_path)
 
 
 class SyncRun(models.Model):

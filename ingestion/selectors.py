@@ -175,6 +175,7 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
             source_id=row.document.source_id,
             document=str(row.document_id),
             ordinal=row.ordinal,
+            kind=row.document.kind,
         )
         for row in rows
     }

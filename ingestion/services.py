@@ -21,7 +21,7 @@ from django.conf import settings
 from django.db import transaction
 
 from assistant.links import http_url
-from assistant.rag.chunking import Piece, chunk_markdown
+from assistant.rag.chunking import Piece, chunk_markdown, title_path
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk as PassageChunk
 from assistant.wiring import runtime
@@ -41,6 +41,8 @@ class IncomingDocument:
     #: How to ask the origin next time whether it changed (the website connector's ETag,
     #: Last-Modified, outgoing links and extraction version); stored with the document.
     fetch_state: dict[str, Any] | None = None
+    #: ingestion/page_kinds.py: "" (a guide), "reference", "changelog".
+    kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,11 @@ def documents_upsert(
     results: dict[str, DocumentResult] = {}
     todo: list[tuple[IncomingDocument, Document, str, str]] = []
     for incoming in by_id.values():
-        doc_hash = content_hash(incoming.title, incoming.url, incoming.text)
+        # The kind joins the hash only when there is one: documents read before kinds existed
+        # keep their hash, and a page whose kind changes is stored again.
+        doc_hash = content_hash(
+            incoming.title, incoming.url, incoming.text, *([incoming.kind] if incoming.kind else [])
+        )
         document = known.get(incoming.external_id)
         if document is not None and document.content_hash == doc_hash:
             if incoming.fetch_state is not None and incoming.fetch_state != document.fetch_state:
@@ -140,7 +146,9 @@ def _write(
             new_texts.append(
                 passage_text(
                     PassageChunk(
-                        id=vid, text=piece.text, title=_title(incoming.title, piece.heading_path)
+                        id=vid,
+                        text=piece.text,
+                        title=title_path(incoming.title, piece.heading_path),
                     )
                 )
             )
@@ -188,11 +196,11 @@ def _write(
             excerpts = instructions_to_an_assistant(incoming.text)
             Document.objects.filter(pk=document.pk).update(
                 title=incoming.title[:500], url=incoming.url[:1000], content_hash=doc_hash,
-                fetch_state=incoming.fetch_state,
+                fetch_state=incoming.fetch_state, kind=incoming.kind,
                 suspected_injection=bool(excerpts), injection_excerpts=excerpts,
             )  # fmt: skip
             document.title, document.url = incoming.title[:500], incoming.url[:1000]
-            document.content_hash = doc_hash
+            document.content_hash, document.kind = doc_hash, incoming.kind
             document.suspected_injection, document.injection_excerpts = bool(excerpts), excerpts
             embedded = sum(1 for vid, _ in wanted if vid not in existing)
             results[incoming.external_id] = DocumentResult(document, status, embedded, len(stale))
@@ -226,10 +234,6 @@ def _with_vector_ids(
         seen[identity] = duplicate + 1
         result.append((_vector_id(source, incoming.external_id, identity, duplicate), piece))
     return result
-
-
-def _title(document_title: str, heading_path: str) -> str:
-    return f"{document_title} > {heading_path}" if heading_path else document_title
 
 
 def _approximate_tokens(text: str) -> int:

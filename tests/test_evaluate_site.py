@@ -52,7 +52,11 @@ def queries(tmp_path: Path) -> Path:
     rows = [
         {"id": "q1", "question": "How do I reset a widget?", "answerable": True,
          "gold_page": "faq/widgets.html", "gold_url": "faq/widgets.html#how-do-i-reset-a-widget",
-         "answers_all": ["Hold the reset button for five seconds."]},
+         "answers_all": ["Hold the reset button for five seconds."],
+         "key_facts": ["acme widget reset --hard", ["five seconds", "5 s"]]},
+        {"id": "q3", "question": "Which colour codes do widgets come in?", "answerable": True,
+         "gold_page": "faq/widgets.html", "gold_url": "faq/widgets.html#what-colours-are-there",
+         "key_facts": ["Z9"]},
         {"id": "q2", "question": "What is the price of a widget in Japan?", "answerable": False},
     ]  # fmt: skip
     path = tmp_path / "queries.jsonl"
@@ -63,10 +67,11 @@ def queries(tmp_path: Path) -> Path:
 @pytest.mark.bench
 def test_evaluate_site_crawls_measures_and_asks(site, queries, tmp_path, settings) -> None:  # noqa: ANN001
     settings.DATA_DIR = tmp_path / "data"
-    out = tmp_path / "report.json"
+    out, misses = tmp_path / "report.json", tmp_path / "misses.md"
     call_command("evaluate", site=str(site), queries=queries, start="index.html", json=out,
-                 answers=True, stdout=_Sink(), stderr=_Sink())  # fmt: skip
+                 answers=True, misses=misses, stdout=_Sink(), stderr=_Sink())  # fmt: skip
     report = json.loads(out.read_text())
+    by_id = {o["id"]: o for o in report["per_query"]}
 
     first, resync = report["syncs"]
     assert (first["added"], first["pages"]) == (2, 2)  # the index page is left out
@@ -81,8 +86,19 @@ def test_evaluate_site_crawls_measures_and_asks(site, queries, tmp_path, setting
     assert extraction["code_blocks_kept"] == 1.0
     assert extraction["text_kept"] == 1.0
 
-    assert report["section_hit@5"] == 1.0 and report["page_hit@5"] == 1.0
-    assert report["answered"] == 1.0 and report["refused"] == 1.0
+    assert report["page_hit@5"] == 1.0 and report["refused"] == 1.0
+    # The reset answer quotes the command with its lead; no answer can hold a code the pages
+    # never give (q3's "Z9"), so one of two answerable questions holds its key facts.
+    assert by_id["q1"]["key_facts_hit"] is True and by_id["q1"]["answered"] is True
+    assert by_id["q3"]["key_facts_hit"] is False
+    assert report["key_facts_hit"] == 0.5
+    assert by_id["q1"]["cited"] == ["faq/widgets.html#how-do-i-reset-a-widget"]
+    assert by_id["q1"]["kept"][0]["section"] == "faq/widgets.html#how-do-i-reset-a-widget"
+    assert by_id["q2"]["refused_by"] in ("gate", "answerability")
+    written = misses.read_text()
+    assert written.startswith("# Misses: 1 of 3 questions")
+    assert "## q3: key facts held: 0%" in written and "- key facts: ['Z9']" in written
+    assert "Kept (" in written and "## q1" not in written
 
     # A second run re-syncs the index it kept instead of crawling anew.
     call_command("evaluate", site=str(site), queries=queries, start="index.html", json=out,

@@ -34,6 +34,7 @@ from assistant.rag.extractive import (
 )
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Candidate, Question
+from assistant.rag.unsaid import unsaid
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")
 FEATURES = ("sentence_logit", "passage_logit", "sentence_coverage", "kept_coverage")
@@ -81,6 +82,8 @@ class Verdict:
     features: dict[str, float] = field(default_factory=dict)
     best_sentence: str = ""
     ms: float = 0.0
+    #: What the question names that the documents do not (assistant/rag/unsaid.py).
+    missing: tuple[str, ...] = ()
 
 
 def content_words(text: str) -> set[str]:
@@ -154,15 +157,22 @@ class Answerability:
         verdict = self.judge(part, own)
         return replace(verdict, ms=round(verdict.ms + spent, 2))
 
-    def judge(self, question: Question, kept: Sequence[Candidate]) -> Verdict:
+    def judge(
+        self, question: Question, kept: Sequence[Candidate], found: Sequence[Candidate] = ()
+    ) -> Verdict:
+        """`found`: every candidate the search found, where a name the question gives is looked
+        for (assistant/rag/unsaid.py); without it only versions, money and accounts are."""
         started = self.clock()
         features, sentence = self.features(question, kept)
         score = self.model.probability(features)
         answerable = score >= self.model.threshold
         reason = "" if answerable else _reason(features)
+        missing = unsaid(question.text, kept, found)
+        if answerable and missing:
+            answerable, reason = False, f"Not in the documents: {'; '.join(missing)}."
         ms = round((self.clock() - started) * 1000, 2)
         rounded = {k: round(v, 4) for k, v in features.items()}
-        return Verdict(answerable, round(score, 4), reason, rounded, sentence, ms)
+        return Verdict(answerable, round(score, 4), reason, rounded, sentence, ms, tuple(missing))
 
 
 def _reason(features: dict[str, float]) -> str:

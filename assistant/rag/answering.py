@@ -82,7 +82,7 @@ class Pipeline:
             return Answer(retrieval, None, iter([SORRY]), generator_id="")
         verdict = None
         if self.answerability is not None:
-            verdict = self.answerability.judge(question, kept)
+            verdict = self.answerability.judge(question, kept, retrieval.candidates)
             retrieval.timings_ms["answerability_ms"] = verdict.ms
             if retrieval.alternative is not None:
                 question, retrieval, verdict = self._better_form(question, retrieval, verdict)
@@ -94,6 +94,10 @@ class Pipeline:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
         prompt = build_prompt(question, kept[: self.max_passages or None])
+        arrange = getattr(self.generator, "arrange", None)
+        if arrange is not None:
+            # A quoting generator puts the passages in the order it cites them (from [1]).
+            prompt = arrange(prompt)
         answer = Answer(retrieval, prompt, iter(()), self.generator.id, verdict=verdict)
         parts = self.generator.stream(prompt)
         if self.fallback is not None and self.fallback.generator.id != self.generator.id:
@@ -117,7 +121,7 @@ class Pipeline:
         joined = retrieval.alternative
         assert joined is not None and self.answerability is not None
         leaning = replace(question, leans_on=previous_question(question))
-        other = self.answerability.judge(leaning, joined.kept)
+        other = self.answerability.judge(leaning, joined.kept, joined.candidates)
         spent = round(verdict.ms + other.ms, 2)
         joined.timings_ms = {**retrieval.timings_ms, "answerability_ms": spent}
         retrieval.timings_ms["answerability_ms"] = spent
@@ -135,6 +139,8 @@ class Pipeline:
         do I cancel it?" on the demo: 0.05 as a whole; the price part reads *Plans* at 0.99 and
         is answerable, the cancel part has no passage at the gate). A follow-up is not split."""
         assert self.answerability is not None
+        if verdict.missing:
+            return verdict  # what the question names is not in the documents, in any part
         parts = [] if question.leans_on else question_parts(question.text)
         spent = verdict.ms
         for part in parts if len(parts) > 1 else ():
@@ -171,7 +177,9 @@ class Pipeline:
                 answer.fallback = f"{answer.generator_id} unavailable: {exc}"[:200]
                 answer.generator_id = fallback.generator.id
                 if answer.verdict is None:
-                    answer.verdict = fallback.answerability.judge(question, kept)
+                    answer.verdict = fallback.answerability.judge(
+                        question, kept, answer.retrieval.candidates
+                    )
                 if not answer.verdict.answerable:
                     yield SORRY
                     return

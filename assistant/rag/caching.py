@@ -22,7 +22,7 @@ from assistant.rag.retrieval import Retriever, follow_up_query, gate, retrieval_
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
-FORMAT = 4
+FORMAT = 5
 
 
 def normalise(query: str) -> str:
@@ -128,6 +128,7 @@ def _stored(retrieval: Retrieval) -> dict[str, Any]:
             c.relevance,
             c.chunk.document,
             c.chunk.ordinal,
+            c.chunk.kind,
         ]
         for c in retrieval.candidates
     ]
@@ -170,13 +171,23 @@ def _entry(stored: object) -> tuple[str, str, list[Candidate], object] | None:
                     source_id=source_id,
                     document=str(document),
                     ordinal=int(ordinal),
+                    kind=str(kind),
                 ),
                 similarity=None if similarity is None else float(similarity),
                 relevance=None if relevance is None else float(relevance),
             )  # fmt: skip
-            for cid, text, title, url, source_id, similarity, relevance, document, ordinal in (
-                stored["candidates"]
-            )
+            for (
+                cid,
+                text,
+                title,
+                url,
+                source_id,
+                similarity,
+                relevance,
+                document,
+                ordinal,
+                kind,
+            ) in stored["candidates"]
         ]
     except (TypeError, ValueError):
         return None

@@ -58,6 +58,16 @@ class Piece:
         return hashlib.sha256(f"{self.heading_path}\n{self.text}".encode()).hexdigest()
 
 
+def title_path(document_title: str, heading_path: str) -> str:
+    """A chunk's title: the document's, then its heading path, without the document's title
+    repeated when the path starts with it ("Calling Tasks > Routing options", not "Calling
+    Tasks > Calling Tasks > Routing options")."""
+    headings = [h for h in heading_path.split(" > ") if h] if heading_path else []
+    if headings and document_title and headings[0].strip() == document_title.strip():
+        headings = headings[1:]
+    return " > ".join([document_title, *headings]) if document_title else " > ".join(headings)
+
+
 def slugify(heading: str) -> str:
     """The anchor most Markdown renderers give a heading (used when the document carries no
     ids of its own)."""

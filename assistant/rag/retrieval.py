@@ -35,8 +35,13 @@ _LEADS = ("and ", "also ", "what about ", "how about ", "but ", "or ", "so ")
 #: an elliptical follow-up scores about 1e-2 to 1e-1 against the passage it points at ("Which
 #: privileges does it need?" 0.04, "and how long do they last" 0.10), an unrelated request
 #: about 1e-5 ("Write me a poem about it", "what is the weather like there").
-FOLLOW_UP_FLOOR = 0.002
+FOLLOW_UP_FLOOR = 0.0005
 _WORDS = re.compile(r"[a-z']+")
+#: How far (in logits) a passage of an API reference or a changelog is put behind a guide's:
+#: the cross-encoder rates a reference entry that names the question's words about as high
+#: as the guide section that explains them, and the reader is served better by the guide.
+#: Only the order changes; the gate still reads the relevance as scored.
+PAGE_KIND_PENALTY = {"reference": 1.0, "changelog": 2.0}
 
 
 def retrieval_query(question: Question) -> str:
@@ -217,7 +222,7 @@ class Retriever:
             scores = self.reranker.score(query, [passage_text(c.chunk) for c in head])
             for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)
-            head.sort(key=lambda c: c.relevance or 0.0, reverse=True)
+            head.sort(key=_order, reverse=True)
             candidates[: len(head)] = head
             timings["rerank_ms"] = _ms(started, self.clock())
             gate(candidates, settings)
@@ -229,6 +234,12 @@ class Retriever:
             query=query, candidates=candidates, timings_ms=timings, searched=texts,
             threshold=settings.threshold,
         )  # fmt: skip
+
+
+def _order(candidate: Candidate) -> float:
+    """Best first: relevance in logits, a reference or changelog passage put behind a guide's
+    that scores about as high."""
+    return _logit(candidate.relevance or 0.0) - PAGE_KIND_PENALTY.get(candidate.chunk.kind, 0.0)
 
 
 def _logit(p: float) -> float:

@@ -45,6 +45,9 @@ class Chunk:
     #: document are read in its order (install before log in). "" / -1 when unknown.
     document: str = ""
     ordinal: int = -1
+    #: The kind of page it was cut from: "" a guide, "reference", "changelog". A guide that
+    #: answers as well is put first (retrieval.PAGE_KIND_PENALTY).
+    kind: str = ""
 
 
 @dataclass(slots=True)

@@ -37,7 +37,8 @@ from ingestion.connectors.base import (
     Total,
     Unchanged,
 )
-from ingestion.extraction import EXTRACTION_VERSION, extract_page
+from ingestion.extraction import EXTRACTION_VERSION, decode_page, extract_page, html_tree
+from ingestion.page_kinds import SOURCE
 from ingestion.services import IncomingDocument
 
 USER_AGENT = "AskDocsBot/1.0 (+self-hosted Ask AI assistant; respects robots.txt)"
@@ -48,7 +49,7 @@ _SITEMAP_NS = re.compile(r"^\{[^}]*\}")
 #: general index, search pages, module indexes. Matched against the URL's path (fnmatch).
 DEFAULT_EXCLUDE = (
     "*/genindex*", "*/search.html", "*/search/", "*/py-modindex.html", "*/modindex.html",
-    "*/index-all.html", "*/_sources/*",
+    "*/index-all.html", "*/_sources/*", "*/_modules/*",
 )  # fmt: skip
 
 
@@ -95,6 +96,7 @@ class WebsiteConnector:
         user_agent: str = USER_AGENT,
         rules: PathRules | None = None,
         known: Mapping[str, Mapping[str, Any]] | None = None,
+        read_source_listings: bool = False,
     ) -> None:
         first = start_url or sitemap_url
         parts = urlsplit(first)
@@ -108,6 +110,8 @@ class WebsiteConnector:
         # The path prefix: the start page's folder (a sitemap's folder when crawling from one).
         self.prefix = parts.path.rsplit("/", 1)[0] + "/"
         self.rules = rules or PathRules()
+        #: Pages that are one program text (ingestion/page_kinds.py) are skipped unless asked.
+        self.read_source_listings = read_source_listings
         #: What the last sync stored of each page (Document.fetch_state), by URL.
         self.known = {
             url: state for url, state in (known or {}).items()
@@ -136,6 +140,7 @@ class WebsiteConnector:
                 exclude=_patterns(config.get("exclude", DEFAULT_EXCLUDE)),
             ),
             known=known,
+            read_source_listings=bool(config.get("read_source_listings", False)),
         )
 
     # --- scope ----------------------------------------------------------------------------------
@@ -297,12 +302,11 @@ class WebsiteConnector:
                     body += part
                     if len(body) > self.limits.max_page_bytes:
                         return Page(url, final, response.status_code, error=_too_big(self.limits))
-                encoding = response.encoding or "utf-8"
                 return Page(
                     url,
                     final,
                     response.status_code,
-                    bytes(body).decode(encoding, "replace"),
+                    decode_page(bytes(body), response.charset_encoding),
                     headers=_validators(response.headers),
                 )
         except httpx.TooManyRedirects:
@@ -321,7 +325,7 @@ class WebsiteConnector:
         if not self.in_scope(final):
             return Failed(page.url, f"redirected off the site to {final}; skipped"), []
         try:
-            tree = lxml.html.fromstring(page.html)
+            tree = html_tree(page.html)
         except (ValueError, lxml.etree.ParserError) as error:
             return Failed(page.url, f"unreadable HTML: {error}"), []
         canonical = _canonical(tree, final)
@@ -336,6 +340,8 @@ class WebsiteConnector:
                 [] if "nofollow" in robots else links
             )
         extracted = extract_page(tree, fallback_title=identity)
+        if extracted.kind == SOURCE and not self.read_source_listings:
+            return Skipped(identity, "a source code listing (not read by default)"), links
         if not extracted.markdown.strip():
             return Failed(page.url, "no readable text on the page"), links
         state = {"id": identity, "requested": normalise(page.url), "links": links,
@@ -344,7 +350,7 @@ class WebsiteConnector:
                  "last_modified": page.headers.get("last-modified", "")}  # fmt: skip
         document = IncomingDocument(
             external_id=identity, title=extracted.title, text=extracted.markdown, url=identity,
-            fetch_state=state,
+            fetch_state=state, kind=extracted.kind,
         )  # fmt: skip
         return Fetched(document), links
 

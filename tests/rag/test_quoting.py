@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator, split_units
+from assistant.rag.extractive import (
+    CrossEncoderScorer,
+    ExtractiveGenerator,
+    sentences_of,
+    split_units,
+)
 from assistant.rag.question_parts import question_parts
 from assistant.rag.types import Candidate, Chunk, Prompt, Question, Turn
 
@@ -115,3 +120,91 @@ def test_a_follow_up_quotes_what_answers_it_not_the_previous_answer_again(quotin
     text = answer(quoting, follow_up, passage(REFUND, "Refunds > Getting your money back"))
     assert "5 to 10 business days" in text
     assert "ask for a refund within 30 days" not in text
+
+
+SCHEDULE = """Example: Run the tasks.add task every 30 seconds.
+
+```python
+app.conf.beat_schedule = {
+    'add-every-30-seconds': {'task': 'tasks.add', 'schedule': 30.0},
+}
+```
+
+If you're wondering where these settings should go then please see Configuration."""
+RETRY_ENTRY = """retry(args=None, kwargs=None, exc=None, countdown=None, max_retries=None)
+    :   Retry the task, adding it to the back of the queue.
+
+Example
+
+```python
+raise self.retry(countdown=60 * 5, exc=exc)
+```"""
+
+
+def test_an_example_lead_is_quoted_with_the_code_it_introduces(quoting):
+    text = answer(
+        quoting,
+        Question("How do I run a task every 30 seconds?"),
+        passage(SCHEDULE, "Periodic Tasks > Entries"),
+    )
+    assert text.startswith("Example: Run the tasks.add task every 30 seconds. [1]")
+    assert "app.conf.beat_schedule" in text and "'schedule': 30.0" in text
+    assert "Configuration" not in text  # the code ends the quote
+
+
+def test_an_api_entry_is_quoted_as_its_signature_and_first_sentence(quoting):
+    text = answer(
+        quoting,
+        Question("How do I retry a task?"),
+        passage(RETRY_ENTRY, "celery.app.task > Task"),
+    )
+    assert text.startswith("`retry(args=None, kwargs=None, exc=None, countdown=None, max_retr")
+    assert "`: Retry the task, adding it to the back of the queue. [1]" in text
+
+
+def test_a_quote_reads_on_into_the_next_chunk_of_its_section(quoting):
+    first = "Cookie jars can also be passed in to requests. Use a jar to scope cookies:"
+    second = "```python\njar.set('tasty_cookie', 'yum', domain='httpbin.org', path='/cookies')\n```"
+    chunks = [
+        Candidate(Chunk(f"c{n}", text, "Quickstart > Cookies", url="quickstart.html#cookies",
+                        document="quickstart", ordinal=n), 0.9, relevance=r, kept=True)
+        for n, (text, r) in enumerate(((first, 0.9), (second, 0.6)))
+    ]  # fmt: skip
+    text = answer(quoting, Question("How do I send a cookie for one domain only?"), *chunks)
+    assert "domain='httpbin.org'" in text
+    assert text.count("[1]") == 1 and "[2]" not in text  # one section, one source
+
+
+def test_citations_count_from_one_in_the_order_the_sources_appear(quoting):
+    question = Question("How long does a refund take?")
+    other = passage("Invoices are sent by e-mail at the start of each month.", "Invoices")
+    refund = passage(REFUND, "Refunds")
+    prompt = quoting.arrange(Prompt(system="", messages=(), question=question,
+                                    passages=(other, refund)))  # fmt: skip
+    assert prompt.passages[0] is refund
+    text = "".join(quoting.stream(prompt))
+    assert "5 to 10 business days" in text and "[1]" in text and "[2]" not in text
+
+
+def test_sentences_are_not_cut_after_an_abbreviation():
+    assert sentences_of(
+        "In the event of a network problem (e.g. DNS failure), Requests raises ConnectionError. "
+        "All exceptions inherit from RequestException."
+    ) == [
+        "In the event of a network problem (e.g. DNS failure), Requests raises ConnectionError.",
+        "All exceptions inherit from RequestException.",
+    ]
+
+
+def test_a_question_is_not_split_inside_a_noun_phrase_code_or_an_operator():
+    for one in (
+        "How can I send a cookie only for a particular domain and path?",
+        "How do I set the cookie SameSite and secure flags?",
+        "How do I set different connect and read timeouts?",
+        "Why does `a and b` return b?",
+    ):
+        assert question_parts(one) == [one]
+    assert question_parts("What does the ?: operator do and how do I use it?") == [
+        "What does the ?: operator do?",
+        "How do I use it?",
+    ]

@@ -46,6 +46,63 @@ def cited(text: str, kept: Sequence[Candidate]) -> list[Candidate]:
     return [kept[n - 1] for n in numbers if 1 <= n <= len(kept)]
 
 
+_CODE_MARKS = re.compile(r"`+")
+_BLANKS = re.compile(r"\s+")
+
+
+def _normalised(text: str) -> str:
+    """Lower case, Markdown code marks dropped, whitespace collapsed: `task_annotations`
+    written as code holds the key fact task_annotations."""
+    return _BLANKS.sub(" ", _CODE_MARKS.sub("", text)).strip().lower()
+
+
+def holds_fact(text: str, fact: str) -> bool:
+    """The fact occurs in the text, not inside a longer word (`certifi` is not in
+    "certificates"; `time_limit` is in `task_soft_time_limit`): the rule of the realistic
+    sets' keyfacts.py."""
+    fact = _normalised(fact)
+    if not fact:
+        return False
+    left = r"(?<![a-z0-9])" if re.match(r"[a-z0-9]", fact) else ""
+    right = r"(?![a-z0-9])" if re.search(r"[a-z0-9]$", fact) else ""
+    return re.search(left + re.escape(fact) + right, _normalised(text)) is not None
+
+
+def key_facts_share(facts: Sequence[object], text: str) -> float:
+    """The share of the key facts the text holds; an item that is a list is met by any of
+    its alternatives."""
+    if not facts:
+        return 1.0
+    met = 0
+    for item in facts:
+        alternatives = item if isinstance(item, list) else [item]
+        met += any(holds_fact(text, str(a)) for a in alternatives)
+    return met / len(facts)
+
+
+def refused_by(answer: Any) -> str:
+    """Who refused: the relevance gate (nothing kept), the answerability check, or the
+    generator itself (an LLM's sorry-sentence)."""
+    if answer.verdict is not None and not answer.verdict.answerable:
+        return "answerability"
+    if answer.prompt is None:
+        return "gate"
+    return "generator"
+
+
+def kept_report(index: EvalIndex, kept: Sequence[Candidate]) -> list[dict[str, Any]]:
+    """What the answer was made from, for a person reading a miss."""
+    return [
+        {
+            "section": index.chunks[c.chunk.id].section_id if c.chunk.id in index.chunks else "",
+            "title": c.chunk.title,
+            "relevance": round(c.relevance or 0.0, 4),
+            "text": c.chunk.text[:600],
+        }
+        for c in kept
+    ]
+
+
 def oracle(kept: Sequence[Candidate], golds: Sequence[str]) -> float:
     """Greedy: the best sentence, then whichever sentence raises ROUGE-L most, up to three,
     always read in passage order (as an extractive answer quotes them)."""
@@ -87,6 +144,24 @@ def answer_outcome(
         not refused if query.answerable else refused)}  # fmt: skip
     outcome["answer_text"] = text
     outcome["generator"] = answer.generator_id
+    kept = retrieval.kept
+    outcome["kept"] = kept_report(index, kept)
+    # The answer's [n] count among the passages the generator was given, in its order.
+    numbered = list(answer.prompt.passages) if answer.prompt is not None else kept
+    facts = query.extra.get("key_facts")
+    if query.answerable and isinstance(facts, list) and facts:
+        share = 0.0 if refused else key_facts_share(facts, text)
+        outcome["key_facts_share"] = round(share, 4)
+        outcome["key_facts_hit"] = share == 1.0
+    if refused:
+        outcome["refused_by"] = refused_by(answer)
+        if answer.verdict is not None and answer.verdict.reason:
+            outcome["refusal_reason"] = answer.verdict.reason
+    else:
+        outcome["cited"] = [
+            index.chunks[c.chunk.id].section_id if c.chunk.id in index.chunks else c.chunk.url
+            for c in cited(text, numbered)
+        ]
     if answer.fallback:
         outcome["fallback"] = answer.fallback
     if answer.prompt is not None:
@@ -101,10 +176,9 @@ def answer_outcome(
     outcome["answer_words"] = len(plain.split())
     golds = [str(g) for g in query.extra.get("answers_all") or []]  # type: ignore[attr-defined]
     if query.answerable and golds:
-        kept = retrieval.kept
         outcome["answer_rougeL"] = round(rouge_l(plain, golds), 4)
         outcome["oracle_rougeL"] = round(oracle(kept, golds), 4)
-        sections = {index.chunks[c.chunk.id].section_id for c in cited(text, kept)}
+        sections = {index.chunks[c.chunk.id].section_id for c in cited(text, numbered)}
         outcome["answer_cites_gold"] = bool(sections & query.relevant_ids)
     return outcome, retrieval
 

@@ -85,8 +85,9 @@ def load_queries(path: Path) -> list[Query]:
                 gold_page=str(row.get("gold_page") or ""),
                 history=_history(path, row),
                 kind=str(row.get("kind") or ""),
-                # The gold answers (ClapNQ) that `evaluate --answers` scores against.
-                extra={k: row[k] for k in ("answers_all",) if k in row},
+                # The gold answers (ClapNQ) and the key facts a right answer must hold (the
+                # realistic site sets) that `evaluate --answers` scores against.
+                extra={k: row[k] for k in ("answers_all", "key_facts") if k in row},
             )
         )
     return queries

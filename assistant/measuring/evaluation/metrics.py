@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 #: The metrics that are a yes or a no for each question (a question missing one is not counted
 #: in it): their shares get an interval, and `--baseline` compares them question by question.
-SHARES = ("hit@1", "hit@5", "page_hit@5", "answered", "refused")
+SHARES = ("hit@1", "hit@5", "page_hit@5", "answered", "refused", "key_facts_hit")
 
 
 def dedupe(ids: Sequence[str]) -> list[str]:

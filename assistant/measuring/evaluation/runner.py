@@ -145,7 +145,7 @@ def by_kind(outcomes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     report: dict[str, dict[str, Any]] = {}
     for kind, group in sorted(kinds.items()):
         row: dict[str, Any] = {"n": len(group)}
-        for metric in ("answered", "refused", "page_hit@5", "hit@5"):
+        for metric in ("answered", "refused", "page_hit@5", "hit@5", "key_facts_hit"):
             values = [float(o[metric]) for o in group if metric in o]
             if values:
                 row[metric] = _avg(values)

@@ -119,7 +119,8 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     for row in Chunk.objects.filter(document__source=source).select_related("document"):
         passage = PassageChunk(id=row.vector_id, text=row.text, title=row.title, url=row.url,
                                source_id=row.document.source_id,
-                               document=str(row.document_id), ordinal=row.ordinal)  # fmt: skip
+                               document=str(row.document_id), ordinal=row.ordinal,
+                               kind=row.document.kind)  # fmt: skip
         relative = row.url.removeprefix(base)
         chunks[row.vector_id] = IndexedChunk(
             chunk=passage, section_id=relative, page=page_of(relative)

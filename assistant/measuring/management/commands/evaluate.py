@@ -15,6 +15,7 @@ from assistant.measuring.evaluation.compare import (
     load_run,
 )
 from assistant.measuring.evaluation.dataset import DatasetError, load_queries, spread
+from assistant.measuring.evaluation.misses import misses_markdown
 from assistant.measuring.evaluation.runner import RunConfig, evaluate
 from assistant.measuring.evaluation.site_report import format_site
 from assistant.models import PIPELINE_DEFAULTS, Project
@@ -90,6 +91,12 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--json", type=Path, help="Write the report as JSON to this file")
         parser.add_argument(
+            "--misses", type=Path,
+            help="--answers: write each miss (refused, answered without its key facts or its "
+            "gold section, or an unanswerable question answered) with what was kept and said, "
+            "as Markdown",
+        )  # fmt: skip
+        parser.add_argument(
             "--baseline", type=Path,
             help="A report an earlier `--json` wrote: compare question by question against it",
         )  # fmt: skip
@@ -107,8 +114,11 @@ class Command(BaseCommand):
             raise CommandError("--rerank-top must be between 0 and 200.")
         if not 32 <= options["rerank_tokens"] <= 512:
             raise CommandError("--rerank-tokens must be between 32 and 512.")
-        if options["json"] and not options["json"].parent.is_dir():
-            raise CommandError(f"--json: no such folder: {options['json'].parent}")
+        for name in ("json", "misses"):
+            if options[name] and not options[name].parent.is_dir():
+                raise CommandError(f"--{name}: no such folder: {options[name].parent}")
+        if options["misses"] and not options["answers"]:
+            raise CommandError("--misses needs --answers.")
         baseline = None
         if options["baseline"]:
             try:
@@ -126,7 +136,7 @@ class Command(BaseCommand):
         if options["limit"]:
             queries = queries[: options["limit"]]
         if options["site"]:
-            self._site(options)
+            self._site(options, queries)
             return
         assert corpus_path is not None  # noqa: S101 - the argument group requires one
 
@@ -173,15 +183,21 @@ class Command(BaseCommand):
                 report["vs_baseline"] = compare(baseline, report["per_query"])
             except ComparisonError as exc:
                 unpaired = exc  # the run itself is still written and shown
-        if options["json"]:
-            options["json"].write_text(json.dumps(report, indent=2) + "\n")
+        self._write(report, queries, options)
         self.stdout.write(self._format(report))
         if unpaired is not None:
             raise CommandError(f"--baseline: {unpaired}")
         if "vs_baseline" in report:
             self.stdout.write(format_comparison(report["vs_baseline"]))
 
-    def _site(self, options: dict) -> None:
+    @staticmethod
+    def _write(report: dict, queries: list, options: dict) -> None:
+        if options["json"]:
+            options["json"].write_text(json.dumps(report, indent=2) + "\n")
+        if options["misses"]:
+            options["misses"].write_text(misses_markdown(queries, report["per_query"]))
+
+    def _site(self, options: dict, queries: list) -> None:
         from assistant.measuring.evaluation.site import run_site
         from assistant.wiring import runtime
 
@@ -199,8 +215,7 @@ class Command(BaseCommand):
         except (FileNotFoundError, RuntimeError) as exc:
             raise CommandError(str(exc)) from exc
         report["config"]["queries"] = str(options["queries"])
-        if options["json"]:
-            options["json"].write_text(json.dumps(report, indent=2) + "\n")
+        self._write(report, queries, options)
         self.stdout.write(format_site(report))
         self.stdout.write(self._format(report))
 
@@ -208,7 +223,7 @@ class Command(BaseCommand):
         lines = [f"{'metric':<14}{'value':>8}   95% interval"]
         answer_keys = ("answer_rougeL", "oracle_rougeL", "answer_cites_gold", "answer_words")
         for key in ("hit@1", "hit@5", "section_hit@1", "section_hit@5", "recall@5", "mrr@10",
-                    "ndcg@10", "page_hit@5", "answered", "refused", "n_answerable",
+                    "ndcg@10", "page_hit@5", "answered", "refused", "key_facts_hit", "n_answerable",
                     "n_unanswerable", *answer_keys):  # fmt: skip
             value = report.get(key)
             shown = (

@@ -1,0 +1,118 @@
+"""What kind of page a documentation page is, read from its structure rather than from one
+generator's file names: a guide (prose a reader follows), an API reference (a run of
+documented objects), a changelog (sections named by versions or dates), or a source listing
+(a page that is one program text).
+
+Source listings are not read by default: they repeat the reference in code and answer no
+question in words. Reference and changelog pages are read, but a guide that answers as well
+comes first (assistant/rag/retrieval.py), and a changelog never answers a question about a
+version it does not name (assistant/rag/answerability.py)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+GUIDE = ""
+REFERENCE = "reference"
+CHANGELOG = "changelog"
+SOURCE = "source"
+
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+#: A heading that names a release: "5.2.0", "v2.28.1 (2022-06-29)", "Version 3.0",
+#: "Release 1.4", "2022-06-29".
+_RELEASE_HEADING = re.compile(
+    r"^\s*(?:(?:version|release|v)\s*)?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?\b"
+    r"|^\s*\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+#: Share of the main text inside program blocks above which a page is a listing.
+SOURCE_SHARE = 0.85
+#: Share of the main text inside documented objects (definition terms with an id) above which
+#: a page is an API reference.
+REFERENCE_SHARE = 0.5
+#: How many headings must name releases, and what share of all headings, for a changelog.
+RELEASE_HEADINGS = 3
+RELEASE_SHARE = 0.5
+
+
+#: A page titled as release notes ("Change history for Celery 3.0", "What's new in 5.0",
+#: "Release History", "Changelog", "NEWS").
+_RELEASE_TITLE = re.compile(
+    r"^\s*(change\s*log|changes\b|change history|release (notes|history)|what['’]s new|"
+    r"news\b|history of changes|version history)",
+    re.IGNORECASE,
+)
+
+
+def page_kind(region: Any, title: str = "") -> str:
+    """The kind of the page whose main region (an lxml element, before cleaning) and title
+    are given."""
+    total = _text_length(region)
+    if total == 0:
+        return GUIDE
+    code = sum(_text_length(e) for e in _outermost(region, _is_program))
+    if code / total >= SOURCE_SHARE and _prose_sentences(region) < 5:
+        return SOURCE
+    headings = [" ".join(h.text_content().split()) for h in region.iter(*_HEADINGS)]
+    releases = sum(1 for h in headings if _RELEASE_HEADING.match(h))
+    if releases >= RELEASE_HEADINGS and releases / max(1, len(headings)) >= RELEASE_SHARE:
+        return CHANGELOG
+    if _RELEASE_TITLE.match(title or (headings[0] if headings else "")):
+        return CHANGELOG
+    documented = sum(_text_length(e) for e in _outermost(region, _is_documented_object))
+    if documented / total >= REFERENCE_SHARE:
+        return REFERENCE
+    return GUIDE
+
+
+def _text_length(element: Any) -> int:
+    return len("".join(element.itertext()).split())
+
+
+def _is_program(element: Any) -> bool:
+    if element.tag == "pre":
+        return True
+    classes = str(element.get("class") or "")
+    # Doxygen's and others' line-by-line listings: a block of one element per source line.
+    return element.tag in ("div", "table") and any(
+        name in classes.split() for name in ("fragment", "highlight", "sourcecode", "code")
+    )
+
+
+def _is_documented_object(element: Any) -> bool:
+    """A definition list whose terms carry ids: Sphinx's API entries, Javadoc's and
+    pydoctor's member lists."""
+    if element.tag != "dl":
+        return False
+    terms = [t for t in element if getattr(t, "tag", None) == "dt"]
+    return bool(terms) and all(t.get("id") or t.find(".//*[@id]") is not None for t in terms)
+
+
+def _outermost(region: Any, wanted: Any) -> list[Any]:
+    found: list[Any] = []
+
+    def walk(element: Any) -> None:
+        for child in element:
+            if not isinstance(child.tag, str):
+                continue
+            if wanted(child):
+                found.append(child)
+            else:
+                walk(child)
+
+    walk(region)
+    return found
+
+
+_SENTENCE = re.compile(r"[A-Za-z][^.!?]{20,}[.!?](?:\s|$)")
+
+
+def _prose_sentences(region: Any) -> int:
+    """Sentences outside program blocks."""
+    count = 0
+    for element in region.iter("p", "li", "dd"):
+        if any(_is_program(a) for a in element.iterancestors()):
+            continue
+        count += len(_SENTENCE.findall(" ".join(element.text_content().split())))
+    return count

@@ -1,0 +1,128 @@
+"""Pages of every kind a documentation generator writes, read as a browser would, against a real
+local web server: XHTML with an XML declaration (asciidoc, DocBook, Javadoc), a Sphinx source
+listing (not read by default), a changelog and an API reference (read, and known as such)."""
+
+from __future__ import annotations
+
+import lxml.html
+import pytest
+
+from ingestion.extraction import decode_page, extract_page
+from ingestion.models import Document, Source
+from ingestion.page_kinds import CHANGELOG, REFERENCE, SOURCE, page_kind
+from ingestion.sync import source_sync
+from tests.ingestion.site_server import page
+
+pytestmark = pytest.mark.django_db
+
+XHTML = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en">
+<head><title>git-stash(1)</title></head>
+<body><div id="header"><h1>git-stash(1) Manual Page</h1></div>
+<div id="content"><div class="sect1"><h2 id="_description">DESCRIPTION</h2>
+<div class="paragraph"><p>Use git stash when you want to record the current state of the
+working directory and the index, but want to go back to a clean working directory.
+Caf\xe9.</p></div>
+</div></div></body></html>"""
+
+LISTING = page(
+    "Source code for acme.tasks",
+    "<div class='highlight'><pre>"
+    + "\n".join(f"def task_{n}(x):\n    return x + {n}\n" for n in range(40))
+    + "</pre></div>",
+)
+CHANGELOG_PAGE = page(
+    "Release History",
+    "".join(
+        f"<section id='v{n}'><h2>2.{n}.0 (2022-0{n % 9 + 1}-01)</h2><ul><li>Fixed bug {n} in the "
+        f"session code.</li></ul></section>"
+        for n in range(6)
+    ),
+)
+REFERENCE_PAGE = page(
+    "acme.client",
+    "<p>The client module.</p>"
+    + "".join(
+        f"<dl class='py method'><dt id='acme.Client.m{n}'>m{n}(<em>x</em>)"
+        f"<a class='reference internal' href='_modules/acme/client.html#m{n}'>"
+        f"<span class='viewcode-link'><span class='pre'>[source]</span></span></a></dt>"
+        f"<dd><p>Method number {n} sends the request and returns its answer.</p></dd></dl>"
+        for n in range(6)
+    ),
+)
+
+
+def test_an_xhtml_page_with_an_xml_declaration_is_read_in_its_own_encoding() -> None:
+    body = XHTML.encode("iso-8859-1")
+    text = decode_page(body)  # no charset in the HTTP header: the declaration says it
+    read = " ".join(extract_page(text).markdown.split())
+    assert "record the current state of the working directory and the index" in read
+    assert "Café." in read
+
+
+def test_page_kinds_come_from_the_structure() -> None:
+    kinds = {}
+    for name, html in (("listing", LISTING), ("changelog", CHANGELOG_PAGE),
+                       ("reference", REFERENCE_PAGE)):  # fmt: skip
+        kinds[name] = extract_page(html).kind
+    assert kinds == {"listing": SOURCE, "changelog": CHANGELOG, "reference": REFERENCE}
+    guide = lxml.html.fromstring(page("Guide", "<p>Install it. Then run it.</p>"))
+    assert page_kind(guide, "Guide") == ""
+
+
+def test_an_api_entry_reads_as_its_signature_without_source_links() -> None:
+    markdown = extract_page(REFERENCE_PAGE).markdown
+    assert "[source]" not in markdown and "_modules" not in markdown
+    assert "m3(x)\n:   Method number 3 sends the request" in markdown
+
+
+def test_the_title_heading_is_not_repeated_after_a_version_banner() -> None:
+    html = (
+        "<html><head><title>Calling Tasks — Acme 5.2 documentation</title></head><body>"
+        "<div role='main'><div class='admonition'><p>This document describes the current "
+        "stable version.</p></div><section id='calling-tasks'><h1>Calling Tasks</h1>"
+        "<section id='routing'><h2>Routing options</h2><p>Route tasks to queues.</p>"
+        "</section></section></div></body></html>"
+    )
+    extracted = extract_page(html)
+    assert extracted.title == "Calling Tasks"
+    assert "# Calling Tasks" not in extracted.markdown
+    assert "## Routing options {#routing}" in extracted.markdown
+
+
+def test_a_site_of_every_kind_is_read_and_its_source_listing_is_skipped(  # noqa: ANN001
+    site, store, project
+) -> None:
+    (site.root / "docs/stash.html").write_bytes(XHTML.encode("iso-8859-1"))
+    site.write("docs/listing.html", LISTING)
+    (site.root / "docs/_modules/acme").mkdir(parents=True)
+    site.write("docs/_modules/acme/client.html", LISTING)
+    site.write("docs/history.html", CHANGELOG_PAGE)
+    site.write("docs/client.html", REFERENCE_PAGE)
+    index = (site.root / "docs/index.html").read_text()
+    links = "".join(
+        f'<li><a href="{n}">{n}</a></li>'
+        for n in ("stash.html", "listing.html", "_modules/acme/client.html", "history.html",
+                  "client.html")
+    )  # fmt: skip
+    site.write("docs/index.html", index.replace("</ul>", links + "</ul>"))
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+
+    run = source_sync(source=source)
+
+    kinds = dict(Document.objects.filter(source=source).values_list("url", "kind"))
+    by_name = {url.rsplit("/", 1)[-1]: kind for url, kind in kinds.items()}
+    assert by_name["stash.html"] == ""  # read, every word of it
+    stash = Document.objects.get(source=source, url__endswith="stash.html")
+    assert "Café" in stash.chunks.first().text
+    assert by_name["history.html"] == CHANGELOG and by_name["client.html"] == REFERENCE
+    assert "listing.html" not in by_name and "client.html" in by_name
+    reasons = {s["url"].rsplit("/", 1)[-1]: s["reason"] for s in run.changes["skipped"]}
+    assert reasons["listing.html"] == "a source code listing (not read by default)"
+    assert "excluded by the pattern */_modules/*" in reasons.values()
+    # The fixture's one broken page is the only failure: every page of every kind was read.
+    assert [e["url"].rsplit("/", 1)[-1] for e in run.errors] == ["broken.html"]
