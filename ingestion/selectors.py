@@ -181,6 +181,31 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
     }
 
 
+def following_chunks(chunks: Sequence[PassageChunk], *, depth: int = 3) -> list[PassageChunk]:
+    """The chunks right after each given one in its section (same document, same link), at
+    most `depth` each, in document order (ports.SectionLookup)."""
+    wanted: dict[tuple[int, str], set[int]] = {}
+    for chunk in chunks:
+        if chunk.document.isdigit() and chunk.url and chunk.ordinal >= 0:
+            places = wanted.setdefault((int(chunk.document), chunk.url), set())
+            places.update(range(chunk.ordinal + 1, chunk.ordinal + 1 + depth))
+    if not wanted:
+        return []
+    rows = Chunk.objects.filter(document_id__in={d for d, _ in wanted}).select_related("document")
+    rows = rows.filter(ordinal__in={o for places in wanted.values() for o in places})
+    given = {c.id for c in chunks}
+    found = [
+        PassageChunk(
+            id=row.vector_id, text=row.text, title=row.title, url=row.url,
+            source_id=row.document.source_id, document=str(row.document_id),
+            ordinal=row.ordinal, kind=row.document.kind,
+        )
+        for row in rows
+        if row.ordinal in wanted.get((row.document_id, row.url), ()) and row.vector_id not in given
+    ]  # fmt: skip
+    return sorted(found, key=lambda c: (c.document, c.ordinal))
+
+
 @dataclass(frozen=True, slots=True)
 class ChunkPlace:
     """Where a passage stands in its document."""

@@ -20,7 +20,7 @@ from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import related_pages
 from assistant.rag.types import SORRY, Question, Retrieval, Turn, Waiting
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, search_scope
+from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
 
 logger = logging.getLogger(__name__)
 
@@ -119,6 +119,7 @@ def ask_stream(
             retriever=runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
+            sections=following_chunks,
         )
         answer = pipeline.answer(asked, settings_for(project), scope.where)
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way

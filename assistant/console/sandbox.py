@@ -23,7 +23,7 @@ from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import RelatedPage, related_pages
 from assistant.rag.types import Prompt, Question, Turn, Waiting
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, search_scope
+from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +104,7 @@ def sandbox_run(
             retriever=runtime.retriever(chunks=chunks_by_vector_id),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
+            sections=following_chunks,
         )
         scope = search_scope(project_id=project.id)
         runtime.index_seen(project_id=project.id, stamp=scope.stamp)

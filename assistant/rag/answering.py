@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.rag.answerability import Answerability, Verdict
-from assistant.rag.ports import Generator, GeneratorUnavailable, Retrieves
+from assistant.rag.ports import Generator, GeneratorUnavailable, Retrieves, SectionLookup
 from assistant.rag.prompting import build_prompt
 from assistant.rag.question_parts import question_parts
 from assistant.rag.retrieval import previous_question
@@ -58,6 +58,7 @@ class Pipeline:
         answerability: Answerability | None = None,
         fallback: Fallback | None = None,
         max_passages: int = 0,
+        sections: SectionLookup | None = None,
     ) -> None:
         self.retriever = retriever
         self.generator = generator
@@ -66,6 +67,8 @@ class Pipeline:
         #: How many kept passages, best first, the prompt carries (0: all). A model that
         #: reads its prompt slowly answers sooner from fewer (see README "Written answers").
         self.max_passages = max_passages
+        #: Reads the rest of a kept passage's section, so a quote can go on past its chunk.
+        self.sections = sections
 
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
@@ -94,6 +97,9 @@ class Pipeline:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
         prompt = build_prompt(question, kept[: self.max_passages or None])
+        if self.sections is not None:
+            following = self.sections([c.chunk for c in prompt.passages])
+            prompt = replace(prompt, following=tuple(following))
         arrange = getattr(self.generator, "arrange", None)
         if arrange is not None:
             # A quoting generator puts the passages in the order it cites them (from [1]).

@@ -348,20 +348,23 @@ SENTENCE_WEIGHT = float(os.environ.get("ASKDOCS_SENTENCE_WEIGHT", "0.0"))
 _CHAINED = 10_000
 
 
-def section_items(passages: Sequence[Candidate], index: int) -> list[Unit]:
-    """The items of a passage, followed by those of the passages cut after it from the same
-    section (the same document and link, the next places in it) that were kept too: a quote
-    may go on where the chunk ends. The later passages' items count as the first's (one
+def section_items(
+    passages: Sequence[Candidate], index: int, following: Sequence[Chunk] = ()
+) -> list[Unit]:
+    """The items of a passage, followed by those of the chunks cut after it from the same
+    section (the same document and link, the next places in it), kept or `following`: a
+    quote may go on where the chunk ends. The later chunks' items count as the first's (one
     source, one marker); a sentence two overlapping chunks share is read once."""
     first = passages[index].chunk
+    chunks = [*(c.chunk for c in passages), *following]
     items = passage_items(index, first.text)
     seen = {u.text for u in items}
     ordinal, link = first.ordinal, 1
     while first.document and first.url and ordinal >= 0:
         follower = next(
-            (c.chunk for c in passages
-             if c.chunk.document == first.document and c.chunk.url == first.url
-             and c.chunk.ordinal == ordinal + 1),
+            (c for c in chunks
+             if c.document == first.document and c.url == first.url
+             and c.ordinal == ordinal + 1),
             None,
         )  # fmt: skip
         if follower is None:
@@ -457,7 +460,7 @@ class ExtractiveGenerator:
         parts = [question.text] if question.leans_on else question_parts(question.text)
         said = _previous_answer(question)
         read = min(len(prompt.passages), MAX_PASSAGES)
-        items = {i: section_items(prompt.passages, i) for i in range(read)}
+        items = {i: section_items(prompt.passages, i, prompt.following) for i in range(read)}
         chosen: list[Unit] = []
         missing: list[str] = []
         for part in parts:
@@ -496,6 +499,7 @@ class ExtractiveGenerator:
         if QUOTE_MODE == "sentences":
             return self._choose(scored, said, self.max_units, max_words)
         quotes: list[tuple[list[Unit], float]] = []
+        better: set[Unit] = set()  # the sentences ranked above the one being read
         for rank, (unit, score) in enumerate(
             scored[: (WINDOW_CANDIDATES if QUOTE_MODE != "first" else 1)]
         ):
@@ -503,8 +507,13 @@ class ExtractiveGenerator:
                 continue
             found = items.get(unit.passage, [])
             quote = quote_from(found, unit, max_words=max_words, said=said) if found else [unit]
+            # A quote that holds a better sentence than the one it starts from is that
+            # sentence's quote with words before it: the better sentence starts its own.
+            if any(u in better for u in quote[1:]):
+                continue
             if all(quote != other for other, _ in quotes):
                 quotes.append((quote, score))
+            better.add(unit)
         if len(quotes) > 1:
             texts = [
                 f"{passages[q[0].passage].chunk.title}\n" + "\n".join(u.text for u in q)

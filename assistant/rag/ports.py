@@ -63,6 +63,13 @@ class Reranker(Protocol):
         ...
 
 
+class SectionLookup(Protocol):
+    """The chunks that follow the given ones in their sections (same document and link, the
+    next places in it), at most `depth` after each, in document order."""
+
+    def __call__(self, chunks: Sequence[Chunk], *, depth: int = ...) -> list[Chunk]: ...
+
+
 class ChunkLookup(Protocol):
     def __call__(self, ids: Sequence[str]) -> Mapping[str, Chunk]: ...
 

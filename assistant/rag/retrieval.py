@@ -13,6 +13,7 @@ from typing import Any
 
 from assistant.rag.ports import ChunkLookup, Embedder, LexicalIndex, Reranker, VectorStore
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
+from assistant.rag.words import content_words
 
 #: How many earlier user messages a follow-up carries into its retrieval query.
 HISTORY_QUESTIONS = 1
@@ -35,7 +36,7 @@ _LEADS = ("and ", "also ", "what about ", "how about ", "but ", "or ", "so ")
 #: an elliptical follow-up scores about 1e-2 to 1e-1 against the passage it points at ("Which
 #: privileges does it need?" 0.04, "and how long do they last" 0.10), an unrelated request
 #: about 1e-5 ("Write me a poem about it", "what is the weather like there").
-FOLLOW_UP_FLOOR = 0.0005
+FOLLOW_UP_FLOOR = 0.002
 _WORDS = re.compile(r"[a-z']+")
 #: How far (in logits) a passage of an API reference or a changelog is put behind a guide's:
 #: the cross-encoder rates a reference entry that names the question's words about as high
@@ -77,6 +78,28 @@ def follow_up_query(question: Question) -> str | None:
     text = " ".join([*(" ".join(e.split()) for e in earlier), " ".join(question.text.split())])
     topic = " ".join(question.topic.split())
     return f"({topic}) {text}" if topic else text
+
+
+_SENTENCE = re.compile(r"(?<=[\w)\]\"'`][?.!])\s+(?=[A-Za-z\"'(\[`])")
+#: A request sentence shorter than this (in words) leans on what came before ("Why?").
+REQUEST_WORDS = 5
+
+
+def request_query(question: Question) -> str | None:
+    """The question's request without the situation told before it, topic first ("Our API
+    wants the token in an X-Api-Key header. How do I write my own auth class?" -> "How do I
+    write my own auth class?"): the cross-encoder, trained on short queries, reads a passage
+    against a long story less well than against the request it ends with. None when the
+    question is one sentence or its last request leans on the story ("... Why?")."""
+    sentences = [s for s in _SENTENCE.split(" ".join(question.text.split())) if s]
+    if len(sentences) < 2:
+        return None
+    asks = [s for s in sentences if s.endswith("?")] or sentences[-1:]
+    request = asks[-1]
+    if len(request.split()) < REQUEST_WORDS or leans_on_history(request):
+        return None
+    topic = " ".join(question.topic.split())
+    return f"({topic}) {request}" if topic else request
 
 
 def previous_question(question: Question) -> str:
@@ -137,14 +160,16 @@ class Retriever:
         started = self.clock()
         vectors = self.embedder.embed_queries([*texts, follow_up] if follow_up else texts)
         embed_ms = _ms(started, self.clock())
-        alone = self._rank(texts[0], texts, vectors[: len(texts)], settings, where)
+        alone = self._rank(
+            texts[0], texts, vectors[: len(texts)], settings, where, also=request_query(question)
+        )
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
         if follow_up is None or not settings.rerank:
             return alone
         # The joined form is searched by itself: what the question finds as asked is the other
         # form, kept beside it (Retrieval.alternative) or answered from when this one fails.
         joined = self._rank(follow_up, [follow_up], [vectors[-1]], settings, where)
-        if not self._fits_the_question(joined, texts[0]):
+        if not self._fits_the_question(joined, texts[0], question.text):
             return alone
         joined.query_form = "with_history"
         if alone.kept:
@@ -160,11 +185,15 @@ class Retriever:
         joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
         return joined
 
-    def _fits_the_question(self, joined: Retrieval, asked: str) -> bool:
-        """What the follow-up form keeps must still speak to the question as asked. The kept
-        passages are put in the order of both readings (the mean of the logits): joined to
-        "When does it expire?", "How do I revoke one?" finds the expiry passage first, but
-        the revoking one speaks to it as asked."""
+    def _fits_the_question(self, joined: Retrieval, asked: str, text: str) -> bool:
+        """What the follow-up form keeps must still speak to the question as asked: the
+        cross-encoder reads it above FOLLOW_UP_FLOOR, or the question's own words are in the
+        kept passages ("can connect and read be different?" reads the timeouts passage at
+        7e-5, as low as an unrelated request, but "connect" and "read" are in it; "Write me a
+        poem about it" has no word of a passage about tokens). The kept passages are put in
+        the order of both readings (the mean of the logits): joined to "When does it
+        expire?", "How do I revoke one?" finds the expiry passage first, but the revoking one
+        speaks to it as asked."""
         kept = joined.kept
         if not kept:
             return False
@@ -175,7 +204,12 @@ class Retriever:
             id(c): _logit(c.relevance or 0.0) + _logit(f) for c, f in zip(kept, fit, strict=True)
         }
         joined.candidates[: len(kept)] = sorted(kept, key=lambda c: -both[id(c)])
-        return max(fit) >= FOLLOW_UP_FLOOR
+        if max(fit) >= FOLLOW_UP_FLOOR:
+            return True
+        own = content_words(text) - content_words(" ".join(POINTERS))
+        said = content_words(" ".join(passage_text(c.chunk) for c in kept))
+        # Two in three of its words: one shared word ("write") is chance.
+        return bool(own) and len(own & said) * 3 >= len(own) * 2
 
     def _rank(
         self,
@@ -184,6 +218,7 @@ class Retriever:
         vectors: Sequence[Sequence[float]],
         settings: Settings,
         where: Mapping[str, Any] | None,
+        also: str | None = None,
     ) -> Retrieval:
         """Search with each text's vector, fuse, read chunk rows, rerank the head against
         `query` and gate."""
@@ -219,7 +254,13 @@ class Retriever:
             # A cascade: search orders all candidates, the cross-encoder reads the head and
             # puts it in its order; the tail keeps search order and is never kept.
             head = candidates[: settings.rerank_top or len(candidates)]
-            scores = self.reranker.score(query, [passage_text(c.chunk) for c in head])
+            passages = [passage_text(c.chunk) for c in head]
+            scores = self.reranker.score(query, passages)
+            if also:
+                # The request read without the situation told before it: each passage counts
+                # as relevant as the better of the two readings.
+                other = self.reranker.score(also, passages)
+                scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
             for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)
             head.sort(key=_order, reverse=True)

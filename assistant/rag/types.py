@@ -136,3 +136,6 @@ class Prompt:
     messages: tuple[Turn, ...]  # conversation so far, ending with the user's question
     question: Question
     passages: tuple[Candidate, ...]
+    #: The chunks that come right after kept passages in their sections (not kept
+    #: themselves): a quote may read on into them (ports.SectionLookup).
+    following: tuple[Chunk, ...] = ()

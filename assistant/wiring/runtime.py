@@ -14,7 +14,15 @@ from assistant.rag.answerability import Answerability
 from assistant.rag.answering import Fallback, Pipeline
 from assistant.rag.caching import CachingRetriever
 from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
-from assistant.rag.ports import ChunkLookup, Embedder, Generator, Reranker, Retrieves, VectorStore
+from assistant.rag.ports import (
+    ChunkLookup,
+    Embedder,
+    Generator,
+    Reranker,
+    Retrieves,
+    SectionLookup,
+    VectorStore,
+)
 from assistant.rag.retrieval import Retriever
 
 if TYPE_CHECKING:
@@ -176,12 +184,17 @@ def generator_for(choice: str) -> Generator:
 
 
 def pipeline(
-    *, retriever: Retrieves, generator_choice: str, check_llm_answers: bool = False
+    *,
+    retriever: Retrieves,
+    generator_choice: str,
+    check_llm_answers: bool = False,
+    sections: SectionLookup | None = None,
 ) -> Pipeline:
     """The answer path as every door runs it. The answerability check always guards the
     extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
     it the check is the project's choice (`Project.check_llm_answers`). When the LLM server
-    cannot start an answer, the extractive answerer (with the check) answers instead."""
+    cannot start an answer, the extractive answerer (with the check) answers instead.
+    `sections` reads the rest of a kept passage's section (ingestion's selector)."""
     generator = generator_for(generator_choice)
     check = generator.id == ExtractiveGenerator.id or check_llm_answers
     return Pipeline(
@@ -190,6 +203,7 @@ def pipeline(
         answerability=answerability() if check else None,
         fallback=Fallback(extractive_generator(), answerability()),
         max_passages=settings.ASKDOCS_LOCAL_PASSAGES if generator_choice == "local" else 0,
+        sections=sections,
     )
 
 

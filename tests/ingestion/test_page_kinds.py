@@ -126,3 +126,38 @@ def test_a_site_of_every_kind_is_read_and_its_source_listing_is_skipped(  # noqa
     assert "excluded by the pattern */_modules/*" in reasons.values()
     # The fixture's one broken page is the only failure: every page of every kind was read.
     assert [e["url"].rsplit("/", 1)[-1] for e in run.errors] == ["broken.html"]
+
+
+def test_the_chunks_after_a_passage_in_its_section_are_read_in_order(site, store, project) -> None:  # noqa: ANN001
+    from ingestion.models import Chunk
+    from ingestion.selectors import chunks_by_vector_id, following_chunks
+
+    long_section = "".join(
+        f"<p>Step {n}: the scheduler keeps its state in a small local file, and it reads the "
+        f"file again on every start of the worker process number {n}.</p>"
+        for n in range(30)
+    )
+    site.write(
+        "docs/schedule.html",
+        page("Scheduling", f"<section id='every'><h2>Every few seconds</h2>{long_section}"
+             "</section><section id='other'><h2>Other</h2><p>Unrelated words here.</p>"
+             "</section>"),
+    )  # fmt: skip
+    index = (site.root / "docs/index.html").read_text()
+    site.write("docs/index.html", index.replace("</ul>", '<li><a href="schedule.html">S</a></ul>'))
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+    source_sync(source=source)
+    rows = list(
+        Chunk.objects.filter(document__source=source, url__endswith="#every").order_by("ordinal")
+    )
+    assert len(rows) >= 3
+    first = chunks_by_vector_id([rows[0].vector_id])[rows[0].vector_id]
+
+    after = following_chunks([first], depth=2)
+
+    assert [c.id for c in after] == [rows[1].vector_id, rows[2].vector_id]
+    last = chunks_by_vector_id([rows[-1].vector_id])[rows[-1].vector_id]
+    assert following_chunks([last]) == []  # the next section is not this one's

@@ -208,3 +208,20 @@ def test_a_question_is_not_split_inside_a_noun_phrase_code_or_an_operator():
         "What does the ?: operator do?",
         "How do I use it?",
     ]
+
+
+def test_a_quote_reads_on_into_the_chunk_that_follows_in_its_section(quoting):
+    text = "Some notes first. To run a job every 30 seconds, add an entry to the schedule."
+    lead = Chunk("a", text, "Scheduling", url="s.html#every", document="7", ordinal=3)
+    after = Chunk("b", "The entry is written as `acme schedule add --every 30s`. Entries persist.",
+                  "Scheduling", url="s.html#every", document="7", ordinal=4)  # fmt: skip
+    elsewhere = Chunk("c", "Unrelated words.", "Other", url="s.html#other", document="7", ordinal=5)
+    prompt = Prompt(
+        system="", messages=(), question=Question("How do I run a job every 30 seconds?"),
+        passages=(Candidate(lead, 0.9, relevance=0.9, kept=True),), following=(after, elsewhere),
+    )  # fmt: skip
+    answered = "".join(quoting.stream(prompt))
+    assert "add an entry to the schedule." in answered
+    assert "acme schedule add --every 30s" in answered and "Unrelated" not in answered
+    without = "".join(quoting.stream(Prompt("", (), prompt.question, prompt.passages)))
+    assert "acme schedule add" not in without

@@ -23,7 +23,7 @@ from assistant.measuring.evaluation.metrics import median_p95
 from assistant.measuring.evaluation.runner import AnswerStep
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import split_units
-from assistant.rag.ports import Retrieves
+from assistant.rag.ports import Retrieves, SectionLookup
 from assistant.rag.types import Candidate, Question, Retrieval
 
 ORACLE_SENTENCES = 3
@@ -204,13 +204,17 @@ def answer_step(
     *,
     generator: str = "auto",
     check_llm_answers: bool = False,
+    sections: SectionLookup | None = None,
 ) -> AnswerStep:
     """The rest of the answer path as the product builds it (assistant/runtime.py), on the
     evaluation's own retriever, with the generator a project would choose."""
     from assistant.wiring import runtime
 
     pipeline = runtime.pipeline(
-        retriever=retriever, generator_choice=generator, check_llm_answers=check_llm_answers
+        retriever=retriever,
+        generator_choice=generator,
+        check_llm_answers=check_llm_answers,
+        sections=sections,
     )
     return lambda query, question, retrieval: answer_outcome(
         pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval
