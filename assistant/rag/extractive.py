@@ -498,6 +498,15 @@ class ExtractiveGenerator:
         read timeouts) where the quote that answers shows how ("Specify a tuple: ...")."""
         if QUOTE_MODE == "sentences":
             return self._choose(scored, said, self.max_units, max_words)
+        if QUOTE_MODE == "picked":
+            picked: list[Unit] = []
+            for unit in self._choose(scored, said, self.max_units, max_words):
+                found = items.get(unit.passage, [])
+                quote = quote_from(found, unit, max_words=max_words, said=said) if found else []
+                code = next((i for i, u in enumerate(quote) if u.kind == "code"), None)
+                head = [u for u in quote[: quote.index(unit)] if u.kind == "term"]
+                picked += [*head, *(quote[: code + 1][quote.index(unit):] if code else [unit])]
+            return picked
         quotes: list[tuple[list[Unit], float]] = []
         better: set[Unit] = set()  # the sentences ranked above the one being read
         for rank, (unit, score) in enumerate(
