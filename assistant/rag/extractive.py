@@ -338,10 +338,13 @@ def _introduces_code(items: Sequence[Unit], index: int) -> bool:
     )
 
 
-QUOTE_MODE = os.environ.get("ASKDOCS_QUOTE_MODE", "section")
+QUOTE_MODE = os.environ.get("ASKDOCS_QUOTE_MODE", "auto")
 #: How many of the best sentences each start a quote the cross-encoder then reads whole.
 WINDOW_CANDIDATES = int(os.environ.get("ASKDOCS_WINDOWS", "5"))
 SENTENCE_WEIGHT = float(os.environ.get("ASKDOCS_SENTENCE_WEIGHT", "0.0"))
+#: Only sentences this close to the best (in logits) start a quote to be read whole: one far
+#: below (a follow-up's previous answer, scored down) is no candidate, whatever follows it.
+WINDOW_MARGIN = float(os.environ.get("ASKDOCS_WINDOW_MARGIN", "3.0"))
 
 
 #: Chunk position offset of a following chunk's items when a section is read whole.
@@ -498,31 +501,31 @@ class ExtractiveGenerator:
         read timeouts) where the quote that answers shows how ("Specify a tuple: ...")."""
         if QUOTE_MODE == "sentences":
             return self._choose(scored, said, self.max_units, max_words)
-        if QUOTE_MODE == "picked":
-            picked: list[Unit] = []
-            for unit in self._choose(scored, said, self.max_units, max_words):
-                found = items.get(unit.passage, [])
-                quote = quote_from(found, unit, max_words=max_words, said=said) if found else []
-                code = next((i for i, u in enumerate(quote) if u.kind == "code"), None)
-                head = [u for u in quote[: quote.index(unit)] if u.kind == "term"]
-                picked += [*head, *(quote[: code + 1][quote.index(unit):] if code else [unit])]
-            return picked
+        best_items = items.get(scored[0][0].passage, [])
+        if QUOTE_MODE == "picked" or (
+            QUOTE_MODE == "auto" and not any(u.kind != "sentence" for u in best_items)
+        ):
+            return self._picked(scored, said, items, max_words)
         quotes: list[tuple[list[Unit], float]] = []
         better: set[Unit] = set()  # the sentences ranked above the one being read
         for rank, (unit, score) in enumerate(
             scored[: (WINDOW_CANDIDATES if QUOTE_MODE != "first" else 1)]
         ):
-            if rank and said and unit.text in said:
+            if rank and (score < scored[0][1] - WINDOW_MARGIN or (said and unit.text in said)):
                 continue
             found = items.get(unit.passage, [])
             quote = quote_from(found, unit, max_words=max_words, said=said) if found else [unit]
             # A quote that holds a better sentence than the one it starts from is that
-            # sentence's quote with words before it: the better sentence starts its own.
-            if any(u in better for u in quote[1:]):
+            # sentence's quote with words before it: the better sentence starts its own. A
+            # chunk that is only code is read as one unit, but a quote starts with words.
+            if any(u in better for u in quote[1:]) or quote[0].kind == "code":
+                better.add(unit)
                 continue
             if all(quote != other for other, _ in quotes):
                 quotes.append((quote, score))
             better.add(unit)
+        if not quotes:
+            quotes = [([scored[0][0]], scored[0][1])]
         if len(quotes) > 1:
             texts = [
                 f"{passages[q[0].passage].chunk.title}\n" + "\n".join(u.text for u in q)
@@ -544,6 +547,28 @@ class ExtractiveGenerator:
                     quote.append(unit)
                     words += len(unit.text.split())
         return quote
+
+    def _picked(
+        self,
+        scored: list[tuple[Unit, float]],
+        said: str,
+        items: dict[int, list[Unit]],
+        max_words: int,
+    ) -> list[Unit]:
+        """The near-best sentences (prose: the answer is in the sentences that score near the
+        best, ClapNQ's kind), each with the API signature before it and the code block it
+        leads to."""
+        picked: list[Unit] = []
+        for unit in self._choose(scored, said, self.max_units, max_words):
+            found = items.get(unit.passage, [])
+            quote = quote_from(found, unit, max_words=max_words, said=said) if found else [unit]
+            start = next(
+                (i for i, u in enumerate(quote) if u.position == unit.position), len(quote)
+            )
+            code = next((i for i, u in enumerate(quote) if u.kind == "code"), None)
+            picked += quote[:start] if quote[:start] and quote[0].kind == "term" else []
+            picked += quote[start : code + 1] if code is not None else [unit]
+        return picked
 
     def _scored(
         self, units: Sequence[Unit], texts: Sequence[str], question: Question

@@ -13,7 +13,6 @@ from typing import Any
 
 from assistant.rag.ports import ChunkLookup, Embedder, LexicalIndex, Reranker, VectorStore
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
-from assistant.rag.words import content_words
 
 #: How many earlier user messages a follow-up carries into its retrieval query.
 HISTORY_QUESTIONS = 1
@@ -37,6 +36,10 @@ _LEADS = ("and ", "also ", "what about ", "how about ", "but ", "or ", "so ")
 #: privileges does it need?" 0.04, "and how long do they last" 0.10), an unrelated request
 #: about 1e-5 ("Write me a poem about it", "what is the weather like there").
 FOLLOW_UP_FLOOR = 0.002
+#: How much more relevant (in logits) a kept passage must read for the earlier question joined
+#: to the follow-up than for the earlier question alone, for a follow-up the cross-encoder
+#: cannot read by itself to keep its joined form (Retriever._fits_the_question).
+FOLLOW_UP_GAIN = 1.0
 _WORDS = re.compile(r"[a-z']+")
 #: How far (in logits) a passage of an API reference or a changelog is put behind a guide's:
 #: the cross-encoder rates a reference entry that names the question's words about as high
@@ -100,6 +103,13 @@ def request_query(question: Question) -> str | None:
         return None
     topic = " ".join(question.topic.split())
     return f"({topic}) {request}" if topic else request
+
+
+def earlier_query(question: Question) -> str:
+    """The previous question as a query of its own, topic first ("" when none)."""
+    earlier = previous_question(question)
+    topic = " ".join(question.topic.split())
+    return f"({topic}) {earlier}" if topic and earlier else earlier
 
 
 def previous_question(question: Question) -> str:
@@ -169,7 +179,7 @@ class Retriever:
         # The joined form is searched by itself: what the question finds as asked is the other
         # form, kept beside it (Retrieval.alternative) or answered from when this one fails.
         joined = self._rank(follow_up, [follow_up], [vectors[-1]], settings, where)
-        if not self._fits_the_question(joined, texts[0], question.text):
+        if not self._fits_the_question(joined, texts[0], earlier_query(question)):
             return alone
         joined.query_form = "with_history"
         if alone.kept:
@@ -185,31 +195,36 @@ class Retriever:
         joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
         return joined
 
-    def _fits_the_question(self, joined: Retrieval, asked: str, text: str) -> bool:
+    def _fits_the_question(self, joined: Retrieval, asked: str, earlier: str) -> bool:
         """What the follow-up form keeps must still speak to the question as asked: the
-        cross-encoder reads it above FOLLOW_UP_FLOOR, or the question's own words are in the
-        kept passages ("can connect and read be different?" reads the timeouts passage at
-        7e-5, as low as an unrelated request, but "connect" and "read" are in it; "Write me a
-        poem about it" has no word of a passage about tokens). The kept passages are put in
-        the order of both readings (the mean of the logits): joined to "When does it
-        expire?", "How do I revoke one?" finds the expiry passage first, but the revoking one
-        speaks to it as asked."""
+        cross-encoder reads it above FOLLOW_UP_FLOOR, or the follow-up adds what a kept
+        passage answers: joined to it, the earlier question reads that passage as more
+        relevant than alone, by FOLLOW_UP_GAIN logits ("how do I start flower? can it listen on
+        another port?" lifts the port options; the follow-up as asked reads them at 0.06). A
+        request that adds nothing the passages answer ("Write me a poem about it") lifts none:
+        joined to it, the earlier question reads its own passages a little lower. The kept
+        passages are put in the order of both readings (the mean of the logits): joined to
+        "When does it expire?", "How do I revoke one?" finds the expiry passage first, but the
+        revoking one speaks to it as asked."""
         kept = joined.kept
         if not kept:
             return False
         started = self.clock()
-        fit = self.reranker.score(asked, [passage_text(c.chunk) for c in kept])
-        joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
+        texts = [passage_text(c.chunk) for c in kept]
+        fit = self.reranker.score(asked, texts)
         both = {
             id(c): _logit(c.relevance or 0.0) + _logit(f) for c, f in zip(kept, fit, strict=True)
         }
         joined.candidates[: len(kept)] = sorted(kept, key=lambda c: -both[id(c)])
-        if max(fit) >= FOLLOW_UP_FLOOR:
-            return True
-        own = content_words(text) - content_words(" ".join(POINTERS))
-        said = content_words(" ".join(passage_text(c.chunk) for c in kept))
-        # Two in three of its words: one shared word ("write") is chance.
-        return bool(own) and len(own & said) * 3 >= len(own) * 2
+        fits = max(fit) >= FOLLOW_UP_FLOOR
+        if not fits and earlier:
+            alone = self.reranker.score(earlier, texts)
+            fits = any(
+                _logit(c.relevance or 0.0) - _logit(a) >= FOLLOW_UP_GAIN
+                for c, a in zip(kept, alone, strict=True)
+            )
+        joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
+        return fits
 
     def _rank(
         self,

@@ -45,8 +45,8 @@ _PASSAGE_MONEY = re.compile(
     re.IGNORECASE,
 )
 _ACCOUNT = re.compile(
-    r"\b(my|our)\s+(\w+\s+){0,2}(account|password|login|credentials|profile|subscription|"
-    r"invoice|order|ticket|issue)\b|\b(can|could|will|would) you (please )?"
+    r"\b(my|our)\s+(\w+\s+){0,2}(account|password|login|credentials)\b|"
+    r"\b(can|could|will|would) you (please )?"
     r"(reset|escalate|delete|refund|cancel|unlock|change|update|close|reopen|contact|email|"
     r"call|fix)\b",
     re.IGNORECASE,

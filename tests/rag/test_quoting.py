@@ -213,7 +213,7 @@ def test_a_question_is_not_split_inside_a_noun_phrase_code_or_an_operator():
 def test_a_quote_reads_on_into_the_chunk_that_follows_in_its_section(quoting):
     text = "Some notes first. To run a job every 30 seconds, add an entry to the schedule."
     lead = Chunk("a", text, "Scheduling", url="s.html#every", document="7", ordinal=3)
-    after = Chunk("b", "The entry is written as `acme schedule add --every 30s`. Entries persist.",
+    after = Chunk("b", "```bash\nacme schedule add --every 30s\n```\n\nEntries persist.",
                   "Scheduling", url="s.html#every", document="7", ordinal=4)  # fmt: skip
     elsewhere = Chunk("c", "Unrelated words.", "Other", url="s.html#other", document="7", ordinal=5)
     prompt = Prompt(
