@@ -315,6 +315,9 @@ EMAIL_BACKEND = (
 EMAIL_FILE_PATH = DATA_DIR / "outbox"
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Ask AI <ask-ai@localhost>")
 ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT = envfloat("ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT", 10.0, minimum=1.0)
+# Requests made for others (crawls, webhooks) reach only global addresses, and these hosts or
+# networks (e.g. "127.0.0.1,10.1.0.0/16,wiki.internal"): see docs/hardening.md.
+ASKDOCS_ALLOWED_PRIVATE_HOSTS = envlist("ASKDOCS_ALLOWED_PRIVATE_HOSTS")
 # The first retry's delay; each next one doubles (see assistant/handoff/tasks.py).
 ASKDOCS_HANDOFF_RETRY_SECONDS = envfloat("ASKDOCS_HANDOFF_RETRY_SECONDS", 30.0, minimum=0.0)
 

@@ -71,6 +71,13 @@ def demo(db):  # noqa: ANN001, ANN201
 
 
 @pytest.fixture
+def allow_loopback(settings):  # noqa: ANN001, ANN201
+    """The tests' local sites and webhooks listen on 127.0.0.1, which requests made for
+    others do not reach unless the deployment allows it (assistant/wiring/outbound.py)."""
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
+
+
+@pytest.fixture
 def tasks_here() -> Iterator[None]:
     """Queued tasks (syncs, deliveries) run in this process on every pass of the suite;
     tests/celery_worker.py has the real worker for the broker path."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -21,6 +22,7 @@ class FakeWebhook:
         self.received: list[dict[str, Any]] = []  # accepted deliveries
         self.attempts = 0
         self._failures: list[int] = []
+        self._trickles: list[float] = []
         self._changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
 
@@ -32,6 +34,12 @@ class FakeWebhook:
     def fail_next(self, times: int, *, status: int = 503) -> None:
         with self._changed:
             self._failures += [status] * times
+
+    def trickle_next(self, times: int, *, every: float) -> None:
+        """The next answers come one byte every `every` seconds, status line included: a
+        receiver that takes the POST and never quite answers."""
+        with self._changed:
+            self._trickles += [every] * times
 
     def wait_for(self, count: int, timeout: float = 20.0) -> None:
         with self._changed:
@@ -46,6 +54,18 @@ class FakeWebhook:
                 raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 with hook._changed:
                     hook.attempts += 1
+                    every = hook._trickles.pop(0) if hook._trickles else 0.0
+                if every:
+                    try:
+                        for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":
+                            time.sleep(every)
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass  # the sender gave up
+                    self.close_connection = True
+                    return
+                with hook._changed:
                     status = hook._failures.pop(0) if hook._failures else 200
                     if status == 200:
                         hook.received.append(
