@@ -366,6 +366,8 @@ ASKDOCS_RATE_SMS_PER_SENDER = envrate("ASKDOCS_RATE_SMS_PER_SENDER", "10/10m")
 # Each handoff reaches a person's inbox: a few an hour per visitor, two per conversation.
 ASKDOCS_RATE_HANDOFF_PER_CLIENT = envrate("ASKDOCS_RATE_HANDOFF_PER_CLIENT", "5/h")
 ASKDOCS_RATE_HANDOFF_PER_CONVERSATION = envrate("ASKDOCS_RATE_HANDOFF_PER_CONVERSATION", "2/10m")
+# Widget sockets one address may hold open at once, per web process (then closed with 4429).
+ASKDOCS_WEBSOCKETS_PER_CLIENT = envint("ASKDOCS_WEBSOCKETS_PER_CLIENT", 20, minimum=1)
 # Wrong secret keys (MCP) one address may send before it is refused with 429.
 ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT = envrate("ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT", "10/10m")
 
