@@ -23,6 +23,8 @@ class FakeWebhook:
         self.attempts = 0
         self._failures: list[int] = []
         self._trickles: list[float] = []
+        self._holding = False
+        self.released = threading.Event()
         self._changed = threading.Condition()
         self._server: ThreadingHTTPServer | None = None
 
@@ -41,6 +43,15 @@ class FakeWebhook:
         with self._changed:
             self._trickles += [every] * times
 
+    def hold(self) -> None:
+        """Deliveries hang (the POST is read, no answer comes) until `released` is set."""
+        self._holding = True
+
+    def wait_for_attempts(self, count: int, timeout: float = 20.0) -> None:
+        with self._changed:
+            if not self._changed.wait_for(lambda: self.attempts >= count, timeout):
+                raise AssertionError(f"{self.attempts} attempts, waited for {count}")
+
     def wait_for(self, count: int, timeout: float = 20.0) -> None:
         with self._changed:
             if not self._changed.wait_for(lambda: len(self.received) >= count, timeout):
@@ -55,6 +66,9 @@ class FakeWebhook:
                 with hook._changed:
                     hook.attempts += 1
                     every = hook._trickles.pop(0) if hook._trickles else 0.0
+                    hook._changed.notify_all()
+                if hook._holding:
+                    hook.released.wait(timeout=600)
                 if every:
                     try:
                         for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n":
@@ -85,5 +99,6 @@ class FakeWebhook:
 
     def __exit__(self, *exc_info: object) -> None:
         assert self._server is not None
+        self.released.set()
         self._server.shutdown()
         self._server.server_close()
