@@ -55,10 +55,12 @@ def _fresh_retrieval_cache() -> None:
     """Each test starts with no cached retrievals and no rate-limit counts: project ids repeat
     across rolled-back tests (SQLite), and the Redis cache outlives a test run."""
     from assistant.ask import ratelimits
+    from assistant.ask.consumers import forget_open_sockets
     from assistant.wiring.retrieval_cache import retrieval_cache_clear
 
     retrieval_cache_clear()
     ratelimits.reset()  # counters outlive a test (process memory, or Redis across runs)
+    forget_open_sockets()
 
 
 @pytest.fixture

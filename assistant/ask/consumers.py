@@ -42,6 +42,11 @@ _CLOSE_CODES = {401: CLOSE_UNKNOWN_PROJECT, 403: CLOSE_ORIGIN_NOT_ALLOWED}
 _open_by_address: dict[str, int] = {}
 
 
+def forget_open_sockets() -> None:
+    """Tests: a socket a test left open is not counted against the next test."""
+    _open_by_address.clear()
+
+
 def caller_of(scope: dict[str, Any]) -> Caller:
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     headers = dict(scope.get("headers") or [])
