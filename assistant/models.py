@@ -19,6 +19,7 @@ from django.db import models
 
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 from assistant.sealing import seal, unseal
+from assistant.wiring import outbound
 
 #: The pipeline's knob defaults live once, in the core's `Settings`; new projects start there.
 PIPELINE_DEFAULTS = Settings()
@@ -234,6 +235,8 @@ class Project(models.Model):
                 URLValidator(schemes=["http", "https"], message="Enter an http(s) URL.")(target)
         except ValidationError as exc:
             raise ValidationError({"contact_support_target": exc.messages}) from None
+        if kind == self.ContactSupport.WEBHOOK and (reason := outbound.refusal(target)):
+            raise ValidationError({"contact_support_target": reason})
 
     def allows_origin(self, origin: str) -> bool:
         try:

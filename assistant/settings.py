@@ -76,6 +76,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "assistant.overload.retry_after_on_503",  # outside the rest: sees every 503
     "assistant.static_files.StaticFilesMiddleware",  # WhiteNoise, streaming right under ASGI
     "assistant.ask.cors.ProjectCorsMiddleware",  # django-cors-headers, off the event loop
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -315,6 +316,11 @@ EMAIL_BACKEND = (
 EMAIL_FILE_PATH = DATA_DIR / "outbox"
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Ask AI <ask-ai@localhost>")
 ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT = envfloat("ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT", 10.0, minimum=1.0)
+# Requests made for others (crawls, webhooks) reach only global addresses, and these hosts or
+# networks (e.g. "127.0.0.1,10.1.0.0/16,wiki.internal"): see docs/hardening.md.
+ASKDOCS_ALLOWED_PRIVATE_HOSTS = envlist("ASKDOCS_ALLOWED_PRIVATE_HOSTS")
+# Seconds a 503's Retry-After asks clients to wait (assistant/overload.py).
+ASKDOCS_RETRY_AFTER_SECONDS = envint("ASKDOCS_RETRY_AFTER_SECONDS", 10, minimum=1)
 # The first retry's delay; each next one doubles (see assistant/handoff/tasks.py).
 ASKDOCS_HANDOFF_RETRY_SECONDS = envfloat("ASKDOCS_HANDOFF_RETRY_SECONDS", 30.0, minimum=0.0)
 
@@ -360,6 +366,10 @@ ASKDOCS_RATE_SMS_PER_SENDER = envrate("ASKDOCS_RATE_SMS_PER_SENDER", "10/10m")
 # Each handoff reaches a person's inbox: a few an hour per visitor, two per conversation.
 ASKDOCS_RATE_HANDOFF_PER_CLIENT = envrate("ASKDOCS_RATE_HANDOFF_PER_CLIENT", "5/h")
 ASKDOCS_RATE_HANDOFF_PER_CONVERSATION = envrate("ASKDOCS_RATE_HANDOFF_PER_CONVERSATION", "2/10m")
+# Widget sockets one address may hold open at once, per web process (then closed with 4429).
+ASKDOCS_WEBSOCKETS_PER_CLIENT = envint("ASKDOCS_WEBSOCKETS_PER_CLIENT", 20, minimum=1)
+# Wrong secret keys (MCP) one address may send before it is refused with 429.
+ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT = envrate("ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT", "10/10m")
 
 # --- Auth, i18n, static ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

@@ -9,15 +9,20 @@ repeats from the one before it (chunking's overlap) is dropped.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.utils.text import slugify
 
 from assistant.models import Project
 from ingestion.models import Chunk, Document, Source
 
+#: How long a built file is kept; any write to the project's index makes a new key at once.
+CACHE_SECONDS = 24 * 3600
 MIN_DESCRIPTION_CHARS = 40
 MAX_DESCRIPTION_CHARS = 200
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
@@ -126,7 +131,34 @@ def _without_overlap(previous: str, text: str) -> str:
     return rest if separator and previous.endswith(first) else text
 
 
+def _cached(kind: str, project: Project, full_url: str, build: Callable[[], str]) -> str:
+    """Built once per index version: every write to a project's chunks raises its sources'
+    index_version (ingestion/index.py), and a rename changes the names in the key, so a
+    cached file is never stale. llms-full.txt of 5,000 documents is ~9 MB: read from the
+    chunk table on every request, it was an easy way to load the database."""
+    sources = list(
+        Source.objects.filter(project=project)
+        .order_by("pk")
+        .values_list("pk", "name", "index_version")
+    )
+    state = [kind, project.pk, project.public_key, project.name, full_url, sources]
+    key = "llms:" + hashlib.sha256(json.dumps(state).encode()).hexdigest()
+    text = cache.get(key)
+    if not isinstance(text, str):
+        text = build()
+        cache.set(key, text, CACHE_SECONDS)
+    return text
+
+
 def llms_txt(project: Project, *, full_url: str) -> str:
+    return _cached("index", project, full_url, lambda: _llms_txt(project, full_url=full_url))
+
+
+def llms_full_txt(project: Project, *, full_url: str) -> str:
+    return _cached("full", project, full_url, lambda: _llms_full_txt(project, full_url=full_url))
+
+
+def _llms_txt(project: Project, *, full_url: str) -> str:
     sections = sections_of(project)
     lines = [f"# {_one_line(project.name)}", "", _summary(project, sections, full_url)]
     for section in sections:
@@ -138,7 +170,7 @@ def llms_txt(project: Project, *, full_url: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def llms_full_txt(project: Project, *, full_url: str) -> str:
+def _llms_full_txt(project: Project, *, full_url: str) -> str:
     sections = sections_of(project)
     parts = [f"# {_one_line(project.name)}\n\n{_summary(project, sections, full_url)}"]
     for section in sections:

@@ -21,6 +21,7 @@ from django.utils import timezone
 from ingestion.connectors import connector_for
 from ingestion.connectors.base import (
     ConnectorError,
+    Cut,
     Failed,
     Fetched,
     Gone,
@@ -159,6 +160,7 @@ def _sync(
     source: Source, run: SyncRun, on_progress: ProgressCallback, confirm_removals: bool
 ) -> None:
     keep: set[str] = set()
+    cut = False
     batch: list[IncomingDocument] = []
     last_flush = time.monotonic()
 
@@ -183,6 +185,11 @@ def _sync(
             if item.count > run.total:
                 run.total = item.count
                 _save_progress(run)  # a crawl's next level: the bar must not stand at 100%
+            continue
+        if isinstance(item, Cut):
+            cut = True
+            run.failed += 1
+            run.errors.append({"url": "", "error": item.reason})
             continue
         if isinstance(item, Skipped):
             run.skipped += 1
@@ -211,10 +218,14 @@ def _sync(
     run.total = max(run.total, run.done)
     # Everything not seen this time has disappeared from the source, unless the origin could
     # not really be read: then removing would wipe answers that are still true.
-    vanished = list(
-        Document.objects.filter(source=source)
-        .exclude(external_id__in=keep)
-        .values_list("external_id", flat=True)
+    vanished = (
+        []
+        if cut
+        else list(
+            Document.objects.filter(source=source)
+            .exclude(external_id__in=keep)
+            .values_list("external_id", flat=True)
+        )
     )
     indexed = Document.objects.filter(source=source).count()
     if (

@@ -85,7 +85,9 @@ def worker_process(
     environment = {
         **os.environ, "DJANGO_SETTINGS_MODULE": "assistant.test_settings", "ASKDOCS_TESTING": "1",
         "ASKDOCS_DATA_DIR": str(data_dir), "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": BROKER_URL, "CELERY_TASK_ALWAYS_EAGER": "0", **env,
+        "CELERY_BROKER_URL": BROKER_URL, "CELERY_TASK_ALWAYS_EAGER": "0",
+        "ASKDOCS_ALLOWED_PRIVATE_HOSTS": "127.0.0.1",  # the tests' local webhooks and sites
+        **env,
     }  # fmt: skip
     command = [
         sys.executable, "-m", "celery", "-A", "assistant.celery", "worker", "--pool=solo",

@@ -55,10 +55,12 @@ def _fresh_retrieval_cache() -> None:
     """Each test starts with no cached retrievals and no rate-limit counts: project ids repeat
     across rolled-back tests (SQLite), and the Redis cache outlives a test run."""
     from assistant.ask import ratelimits
+    from assistant.ask.consumers import forget_open_sockets
     from assistant.wiring.retrieval_cache import retrieval_cache_clear
 
     retrieval_cache_clear()
     ratelimits.reset()  # counters outlive a test (process memory, or Redis across runs)
+    forget_open_sockets()
 
 
 @pytest.fixture
@@ -68,6 +70,13 @@ def demo(db):  # noqa: ANN001, ANN201
     from assistant.models import Project
 
     return Project.objects.get(name=PROJECT_NAME)
+
+
+@pytest.fixture
+def allow_loopback(settings):  # noqa: ANN001, ANN201
+    """The tests' local sites and webhooks listen on 127.0.0.1, which requests made for
+    others do not reach unless the deployment allows it (assistant/wiring/outbound.py)."""
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
 
 
 @pytest.fixture

@@ -17,7 +17,11 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from assistant.asgi import application
-from assistant.ask.consumers import CLOSE_ORIGIN_NOT_ALLOWED, CLOSE_UNKNOWN_PROJECT
+from assistant.ask.consumers import (
+    CLOSE_ORIGIN_NOT_ALLOWED,
+    CLOSE_TOO_MANY_SOCKETS,
+    CLOSE_UNKNOWN_PROJECT,
+)
 from assistant.models import Interaction
 from assistant.rag.types import SORRY
 from assistant.wiring import runtime
@@ -340,3 +344,31 @@ async def test_a_quoted_answer_streams_word_by_word_at_the_reading_pace(demo_pro
     words = "".join(tokens).split()
     assert len(words) > 20 and len(tokens) >= len(words)  # a frame a word, never merged
     assert elapsed >= (len(words) - 1) / 200  # the pace held
+
+
+async def test_one_address_may_hold_only_so_many_sockets(demo_project, settings):
+    """One address once opened any number of sockets; now the one past the cap is closed
+    with 4429, other addresses are not affected, and a closed socket frees its place."""
+    settings.ASKDOCS_WEBSOCKETS_PER_CLIENT = 2
+    held = [socket_for(demo_project, client="203.0.113.7") for _ in range(2)]
+    for socket in held:
+        connected, _ = await socket.connect()
+        assert connected
+    extra = socket_for(demo_project, client="203.0.113.7")
+    assert await extra.connect() == (True, None)
+    frame = json.loads(await extra.receive_from(timeout=10))
+    assert frame["type"] == "error" and frame["code"] == "too_many_sockets"
+    closing = await extra.receive_output(timeout=10)
+    assert (closing["type"], closing["code"]) == ("websocket.close", CLOSE_TOO_MANY_SOCKETS)
+
+    elsewhere = socket_for(demo_project, client="198.51.100.9")
+    await elsewhere.connect()
+    assert (await ask(elsewhere, question="How do I get a refund?"))[-1]["type"] == "done"
+    await elsewhere.disconnect()
+
+    await held[0].disconnect()
+    again = socket_for(demo_project, client="203.0.113.7")
+    await again.connect()
+    assert (await ask(again, question="How do I get a refund?"))[-1]["type"] == "done"
+    for socket in (held[1], again):
+        await socket.disconnect()

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from django.core import mail
+from django.core.exceptions import ValidationError
 
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
@@ -19,8 +20,9 @@ from assistant.rag.types import SORRY
 from tests.celery_worker import tasks_in_this_process
 from tests.conftest import secret_of
 from tests.fake_webhook import FakeWebhook
+from tests.ingestion.site_server import Listener
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("allow_loopback")]
 
 ORIGIN = "https://app.example.com"
 PAGE = "https://app.example.com/billing?tab=plans"
@@ -139,6 +141,46 @@ def test_a_webhook_that_refuses_is_not_retried_and_the_failure_is_recorded(clien
         handoff = settled(hand_over(client, project).json()["handoff_id"])
         assert hook.attempts == 1
     assert (handoff.status, handoff.attempts, handoff.error) == ("failed", 1, "HTTP 410")
+
+
+def test_a_webhook_that_trickles_its_answer_is_cut_at_the_deadline_and_retried(
+    client, project, settings
+):
+    """The timeout bounds a whole delivery: a receiver sending a byte every 0.3 s once held a
+    delivery (and the lane behind it) as long as it liked."""
+    settings.ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT = 1.0
+    with FakeWebhook() as hook:
+        support(project, "webhook", hook.url)
+        hook.trickle_next(1, every=0.3)  # 38 bytes: about 11 s if read to the end
+        handoff = settled(hand_over(client, project).json()["handoff_id"])
+        assert (handoff.status, handoff.attempts, hook.attempts) == ("sent", 2, 2)
+
+
+def test_a_webhook_at_an_internal_address_is_refused_at_connect_and_not_retried(client, project):
+    internal = Listener("127.0.0.2")  # loopback, but not the allowed 127.0.0.1
+    try:
+        # stored before forms checked targets: the connection itself is checked too
+        Project.objects.filter(pk=project.pk).update(
+            contact_support="webhook", contact_support_target=f"{internal.url}/hooks"
+        )
+        handoff = settled(hand_over(client, project).json()["handoff_id"])
+        assert (handoff.status, handoff.attempts) == ("failed", 1)
+        assert "non-public address 127.0.0.2" in handoff.error
+        assert not internal.touched()
+    finally:
+        internal.close()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/hooks", "http://[::1]/hooks",
+     "http://0.0.0.0:8000/hooks", "http://127.0.0.2:5432/", "http://127.0.0.2:6379/"],
+)  # fmt: skip
+def test_a_webhook_target_at_an_internal_address_is_refused_with_a_clear_error(project, url):
+    with pytest.raises(ValidationError) as refused:
+        support(project, "webhook", url)
+    [message] = refused.value.message_dict["contact_support_target"]
+    assert "not reachable from the server" in message and "non-public address" in message
 
 
 def test_a_webhook_that_stays_down_fails_after_the_retries(client, project):

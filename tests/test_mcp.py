@@ -191,6 +191,26 @@ def test_a_wrong_key_gets_401_and_nothing_is_served(live, key):
     assert not Interaction.objects.exists()
 
 
+def test_wrong_keys_are_counted_against_the_address(live, settings):
+    """60 guessed keys once got 60 × 401: now an address that sent its share of wrong keys
+    is refused, whatever key it sends next, until the window passes."""
+    server, project = live
+    settings.ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT = "3/h"
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+
+    def post(key: str) -> httpx.Response:
+        return httpx.post(
+            f"{server.url}/mcp/", json=body,
+            headers={**bearer(key), "Accept": "application/json, text/event-stream"},
+        )  # fmt: skip
+
+    assert [post(f"sk_guess{n}").status_code for n in range(3)] == [401, 401, 401]
+    refused = post("sk_guess4")
+    assert refused.status_code == 429 and refused.headers["retry-after"] == "10"
+    assert refused.json()["error"]["data"]["error"]["code"] == "rate_limited"
+    assert post(secret_of(project)).status_code == 429  # not an oracle for the guesser
+
+
 def test_a_browser_origin_the_project_does_not_allow_gets_403(live):
     server, project = live
 

@@ -19,6 +19,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 from assistant.ask import intake
 from assistant.ask.intake import AskRequest, Caller
@@ -32,7 +33,18 @@ CLOSE_ORIGIN_NOT_ALLOWED = 4403
 #: The database refused: try again later (1013 says so in the protocol, but servers may only
 #: send 1000 or 3000-4999 themselves).
 CLOSE_UNAVAILABLE = 4503
+#: This address already holds as many open sockets as one address may.
+CLOSE_TOO_MANY_SOCKETS = 4429
 _CLOSE_CODES = {401: CLOSE_UNKNOWN_PROJECT, 403: CLOSE_ORIGIN_NOT_ALLOWED}
+
+#: Open sockets by address, in this process (every consumer of a process runs on its one
+#: event loop, so no lock is needed). Each web process counts its own.
+_open_by_address: dict[str, int] = {}
+
+
+def forget_open_sockets() -> None:
+    """Tests: a socket a test left open is not counted against the next test."""
+    _open_by_address.clear()
 
 
 def caller_of(scope: dict[str, Any]) -> Caller:
@@ -64,12 +76,22 @@ class AskConsumer(AsyncWebsocketConsumer):
     caller: Caller
     answering: asyncio.Task[None] | None = None
     busy = False  # an answer is on its way (until its done / error frame is sent)
+    counted = False  # this socket is in _open_by_address
 
     async def connect(self) -> None:
         self.caller = caller_of(self.scope)
         # Accepted first: daphne drops a handshake not accepted within 5 s, and the project's
         # lookup may wait for a pooled database connection longer than that under load.
         await self.accept()
+        address = self.caller.client
+        if _open_by_address.get(address, 0) >= settings.ASKDOCS_WEBSOCKETS_PER_CLIENT:
+            await self.send_frame(
+                error_frame("too_many_sockets", "Too many open connections from this address.")
+            )
+            await self.close(code=CLOSE_TOO_MANY_SOCKETS)
+            return
+        _open_by_address[address] = _open_by_address.get(address, 0) + 1
+        self.counted = True
         project, refusal = await database_sync_to_async(project_for_socket)(self.caller)
         if refusal is not None and refusal.status == 503:
             # The database refused: say so, and close as "try again later".
@@ -122,6 +144,13 @@ class AskConsumer(AsyncWebsocketConsumer):
             await frames.aclose()
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            self.counted = False
+            left = _open_by_address.get(self.caller.client, 1) - 1
+            if left > 0:
+                _open_by_address[self.caller.client] = left
+            else:
+                _open_by_address.pop(self.caller.client, None)
         if self.answering is not None and not self.answering.done():
             self.answering.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -38,6 +38,7 @@ from assistant.errors import IntakeError
 from assistant.links import UnsafeUrl, http_url
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
+from assistant.overload import log_database_trouble
 from assistant.rag.types import Settings, Turn
 
 #: Bytes of a JSON body or WebSocket frame; a question with its fields fits many times over.
@@ -241,7 +242,8 @@ def database_answers() -> Iterator[None]:
     frame, never Django's HTML 500 nor a socket closed with 1011."""
     try:
         yield
-    except DatabaseError:
+    except DatabaseError as error:
+        log_database_trouble(error, "a question")
         raise IntakeError("unavailable", DATABASE_UNAVAILABLE, 503) from None
 
 
@@ -315,8 +317,11 @@ def authorise_server(caller: Caller) -> Project:
 def authorise_mcp(caller: Caller) -> Project:
     """AI tools (MCP clients) name no public key: their Bearer secret key alone picks the
     project. A browser-based client must also come from one of the project's origins."""
+    if ratelimits.wrong_keys_exceeded(caller.client):
+        raise IntakeError("rate_limited", ratelimits.WRONG_KEYS, 429)
     project = project_by_secret_key(caller.bearer)
     if project is None:
+        ratelimits.count_wrong_key(caller.client)  # guessing keys costs the guesser
         raise IntakeError(
             "secret_key_required",
             "Authenticate with the project's secret key: Authorization: Bearer sk_...",

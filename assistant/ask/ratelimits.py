@@ -24,6 +24,7 @@ RATE_LIMITED = "Too many questions at once. Please wait a minute and ask again."
 FEEDBACK_RATE_LIMITED = "Too much feedback at once. Please wait a minute."
 SMS_RATE_LIMITED = "Too many messages at once. Please wait a few minutes and text again."
 HANDOFF_RATE_LIMITED = "This conversation was just sent to a person. Please wait for their reply."
+WRONG_KEYS = "Too many wrong secret keys from this address. Please wait a few minutes."
 
 MESSAGES = {
     "ask": RATE_LIMITED,
@@ -61,6 +62,26 @@ def is_limited(kind: str, *, client: str = "", conversation_id: str = "", sender
     except Exception:  # noqa: BLE001 - an unreachable counter store fails open (see above)
         logger.warning("rate-limit store unreachable; letting a %s request through", kind)
     return False
+
+
+def wrong_keys_exceeded(client: str) -> bool:
+    """This address has already sent as many wrong secret keys as it may (not counted)."""
+    try:
+        return not _limiter().test(_wrong_keys_rate(), "wrong_key", client or "0.0.0.0")  # noqa: S104
+    except Exception:  # noqa: BLE001 - fails open, as above
+        logger.warning("rate-limit store unreachable; not checking wrong keys")
+        return False
+
+
+def count_wrong_key(client: str) -> None:
+    try:
+        _limiter().hit(_wrong_keys_rate(), "wrong_key", client or "0.0.0.0")  # noqa: S104
+    except Exception:  # noqa: BLE001 - fails open, as above
+        logger.warning("rate-limit store unreachable; a wrong key not counted")
+
+
+def _wrong_keys_rate() -> RateLimitItem:
+    return rate_item(settings.ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT)
 
 
 def rate_item(rate: str) -> RateLimitItem:

@@ -16,6 +16,7 @@ from assistant.ask import intake, services
 from assistant.errors import IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
+from assistant.overload import log_database_trouble
 from assistant.wiring import readiness
 
 
@@ -85,7 +86,9 @@ def server_error(request: HttpRequest) -> HttpResponse:
     answers JSON (503 when the database refused, as for any unavailable dependency)."""
     if not request.path.startswith("/api/"):
         return defaults.server_error(request)
-    if isinstance(sys.exc_info()[1], DatabaseError):
+    error = sys.exc_info()[1]
+    if isinstance(error, DatabaseError):
+        log_database_trouble(error, request.path)
         return json_error("unavailable", intake.DATABASE_UNAVAILABLE, 503)
     return json_error("server_error", "Something went wrong on our side.", 500)
 

@@ -7,6 +7,10 @@ compares every parameter set with the one limit, so adding "username" alone to i
 would lock an account after 5 failures from anywhere: here the failures for a username from
 all addresses together are compared with a limit of their own
 (ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME, 20 by default), over the same cool-off time.
+
+That bound alone let a stranger lock the staff out: 20 wrong passwords from anywhere locked
+`admin` for everyone. An address the user has logged in from before (axes' access log) is
+let through it; the lock of username + address still holds there as everywhere.
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from axes.handlers.database import AxesDatabaseHandler
-from axes.helpers import get_client_username
-from axes.models import AccessAttempt
+from axes.helpers import get_client_ip_address, get_client_username
+from axes.models import AccessAttempt, AccessLog
 from django.conf import settings
 from django.db.models import Sum
 from django.utils import timezone
@@ -30,6 +34,8 @@ class UsernameBoundHandler(AxesDatabaseHandler):
             return False
         if username_failures(username) < settings.ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME:
             return False
+        if logged_in_before(username, get_client_ip_address(request)):
+            return False
         # The lockout page, as for axes' own lock (its middleware reads this): the address
         # asking may have no failures of its own, so axes would not mark the request.
         request.axes_locked_out = True
@@ -43,3 +49,10 @@ def username_failures(username: str) -> int:
         failures=Sum("failures_since_start")
     )["failures"]
     return int(total or 0)
+
+
+def logged_in_before(username: str, address: str | None) -> bool:
+    """This username has logged in from this address before (successful logins only)."""
+    return (
+        bool(address) and AccessLog.objects.filter(username=username, ip_address=address).exists()
+    )

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.mail import EmailMessage
 
 from assistant.handoff.models import Handoff
+from assistant.wiring import outbound
 from assistant.wiring.resilience import describe, is_transient
 
 
@@ -58,14 +59,19 @@ def _post_webhook(handoff: Handoff) -> None:
         headers["X-AskAI-Signature"] = signature(handoff.project.signing_key(), body)
     except ValueError:
         pass  # no secret key issued yet: nothing the receiver could check a signature with
+    # The timeout bounds the whole delivery, not each read: a receiver that trickles its
+    # answer cannot hold the lane. A target at a non-public address is refused at connect
+    # (assistant/wiring/outbound.py) and not retried; redirects are not followed.
+    seconds = settings.ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT
     try:
-        response = httpx.post(
-            handoff.target, content=body, headers=headers,
-            timeout=settings.ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT, follow_redirects=False,
-        )  # fmt: skip
-        response.raise_for_status()
+        with outbound.deadline(seconds), outbound.client(timeout=seconds) as client:
+            response = client.post(handoff.target, content=body, headers=headers)
+            response.raise_for_status()
     except httpx.HTTPStatusError as exc:
         raise DeliveryFailed(f"HTTP {exc.response.status_code}", retry=is_transient(exc)) from exc
+    except httpx.ConnectError as exc:
+        refused = isinstance(exc.__cause__ or exc.__context__, outbound.Refused)
+        raise DeliveryFailed(exc, retry=not refused) from exc
     except httpx.HTTPError as exc:
         raise DeliveryFailed(exc, retry=True) from exc
 

@@ -115,5 +115,7 @@ async def _refuse(error: IntakeError, send: Send) -> None:
         headers.append((b"www-authenticate", b'Bearer realm="askdocs"'))
     if error.status == 405:
         headers.append((b"allow", b"POST"))
+    if error.status in (429, 503):
+        headers.append((b"retry-after", str(settings.ASKDOCS_RETRY_AFTER_SECONDS).encode()))
     await send({"type": "http.response.start", "status": error.status, "headers": headers})
     await send({"type": "http.response.body", "body": json.dumps(body).encode()})

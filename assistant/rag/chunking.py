@@ -12,7 +12,7 @@ TokenCounter = Callable[[str], int]
 
 #: Changes whenever the same Markdown would be cut into other chunks (cached evaluation
 #: indexes are keyed by it).
-CHUNKING_VERSION = "3"
+CHUNKING_VERSION = "4"
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 #: An id the page gives a heading (`## Title {#id}`) or a place (`{#id}` alone on a line),
@@ -22,6 +22,15 @@ _ANCHOR_LINE = re.compile(r"^\{#([^}\s]+)\}$")
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})")
 _FENCE_INSIDE = re.compile(r"(?<=\S)\s*(`{3,}|~{3,})")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+#: A piece never holds more than this many characters per token of its budget, whatever the
+#: tokenizer counts: a run of text the tokenizer reads as one token (a base64 blob, a minified
+#: bundle, a 19 MB line without a space) is cut like any other over-long text. Documentation
+#: runs at 3 to 6 characters a token; the densest real chunk measured (Ray's docs, long
+#: hashes) at 16.4.
+MAX_CHARS_PER_TOKEN = 24
+#: A heading longer than this is cut: it is embedded and reranked with every piece under it.
+MAX_HEADING_CHARS = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +159,8 @@ def split_sections(markdown: str) -> list[Section]:
             if own:
                 title = title[: own.start()].strip()
                 anchor = own.group(1)
-            elif not has_ids:
+            title = title[:MAX_HEADING_CHARS]
+            if not own and not has_ids:
                 anchor = slugify(title)
             path = [(lvl, h) for lvl, h in path if lvl < level]
             path.append((level, title))
@@ -174,8 +184,40 @@ def _dedent(fenced: str) -> str:
     return "\n".join(line[indent:] if line[:indent].isspace() else line for line in lines)
 
 
+def bounded_counter(count_tokens: TokenCounter, max_tokens: int) -> TokenCounter:
+    """Tokens as the chunker weighs them: at least one per `MAX_CHARS_PER_TOKEN` characters.
+    A text over `max_tokens` by its length alone is never handed to the tokenizer (a 19 MB
+    line costs nothing to weigh); every comparison is against a budget no larger, so that
+    lower bound is enough."""
+
+    def count(text: str) -> int:
+        by_length = -(-len(text) // MAX_CHARS_PER_TOKEN)
+        return by_length if by_length > max_tokens else max(by_length, count_tokens(text))
+
+    return count
+
+
+def _cut(text: str, count: TokenCounter, max_tokens: int) -> list[str]:
+    """A text with no place left to cut (one word, one line of code) cut by characters into
+    parts within the limit."""
+    parts: list[str] = []
+    size = max_tokens * MAX_CHARS_PER_TOKEN
+    start = 0
+    while start < len(text):
+        part = text[start : start + size]
+        tokens = count(part)
+        while tokens > max_tokens and len(part) > 1:
+            part = part[: max(1, len(part) * max_tokens // (tokens + 1))]
+            tokens = count(part)
+        parts.append(part)
+        start += len(part)
+        size = len(part)  # the next stretch is likely as dense
+    return parts
+
+
 def _split_long(text: str, count: TokenCounter, max_tokens: int) -> list[str]:
-    """A paragraph over the limit is cut at sentences, and a sentence over it at words."""
+    """A paragraph over the limit is cut at sentences, a sentence over it at words, and a
+    word over it by characters."""
     if count(text) <= max_tokens:
         return [text]
     pieces: list[str] = []
@@ -186,6 +228,12 @@ def _split_long(text: str, count: TokenCounter, max_tokens: int) -> list[str]:
         words = sentence.split()
         current: list[str] = []
         for word in words:
+            if count(word) > max_tokens:
+                if current:
+                    pieces.append(" ".join(current))
+                    current = []
+                pieces.extend(_cut(word, count, max_tokens))
+                continue
             if current and count(" ".join([*current, word])) > max_tokens:
                 pieces.append(" ".join(current))
                 current = []
@@ -206,6 +254,8 @@ def _split_code(
     lines = block.splitlines()
     opening, closing = lines[0].strip(), lines[-1].strip()
     body = lines[1:-1] if _FENCE.match(lines[-1]) else lines[1:]
+    room = max(1, max_tokens - count(f"{opening}\n{closing}"))
+    body = [part for line in body for part in _cut_line(line, count, room)]
     parts: list[str] = []
     current: list[str] = []
     for line in body:
@@ -218,6 +268,11 @@ def _split_code(
     if current:
         parts.append("\n".join([opening, *current, closing]))
     return parts
+
+
+def _cut_line(line: str, count: TokenCounter, max_tokens: int) -> list[str]:
+    """A line of code over the limit (a minified bundle) is the one line that is broken."""
+    return [line] if count(line) <= max_tokens else _cut(line, count, max_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +345,10 @@ def chunk_markdown(
 ) -> list[Piece]:
     """Split a document into pieces of at most `max_tokens` tokens of text (the title path
     that is embedded with each piece is counted too, so the whole fits the model's window).
-    A code block stays whole where it fits, and with the sentence that leads into it."""
+    A code block stays whole where it fits, and with the sentence that leads into it. No
+    piece holds more than `MAX_CHARS_PER_TOKEN` characters per token of the budget either,
+    whatever the tokenizer makes of it."""
+    real_count, count_tokens = count_tokens, bounded_counter(count_tokens, max_tokens)
     pieces: list[Piece] = []
     for section in split_sections(markdown):
         heading_path = " > ".join(section.headings)
@@ -299,7 +357,7 @@ def chunk_markdown(
 
         def emit(units: list[_Unit], heading_path: str = heading_path) -> None:
             text = "\n\n".join(u.text for u in units)
-            pieces.append(Piece(heading_path, text, units[0].anchor, count_tokens(text)))
+            pieces.append(Piece(heading_path, text, units[0].anchor, real_count(text)))
 
         current: list[_Unit] = []
         for unit in _units(section, count_tokens, budget):

@@ -52,13 +52,21 @@ class Skipped:
 
 
 @dataclass(frozen=True, slots=True)
+class Cut:
+    """The read stopped before the end (a deadline passed): what was not seen this time is
+    not known to be gone, so nothing is removed."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Total:
     """How many items the connector knows of so far (for progress)."""
 
     count: int
 
 
-Item = Fetched | Gone | Failed | Unchanged | Skipped | Total
+Item = Fetched | Gone | Failed | Unchanged | Skipped | Cut | Total
 
 
 class Connector(Protocol):

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import time
 import urllib.robotparser
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -27,8 +28,10 @@ from xml.etree import ElementTree as ET  # noqa: S405 - parsed with the size lim
 import httpx
 import lxml.html
 
+from assistant.wiring import outbound
 from ingestion.connectors.base import (
     ConnectorError,
+    Cut,
     Failed,
     Fetched,
     Gone,
@@ -37,12 +40,12 @@ from ingestion.connectors.base import (
     Total,
     Unchanged,
 )
-from ingestion.extraction import EXTRACTION_VERSION, decode_page, extract_page, html_tree
+from ingestion.connectors.web_fetch import Page, fetch
+from ingestion.extraction import EXTRACTION_VERSION, extract_page, html_tree
 from ingestion.page_kinds import SOURCE
 from ingestion.services import IncomingDocument
 
 USER_AGENT = "AskDocsBot/1.0 (+self-hosted Ask AI assistant; respects robots.txt)"
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
 _SITEMAP_NS = re.compile(r"^\{[^}]*\}")
 
 #: Pages documentation generators make for machines or for browsing, not for reading: the
@@ -59,17 +62,15 @@ class CrawlLimits:
     max_depth: int = 5
     max_page_bytes: int = 2_000_000
     concurrency: int = 2
+    #: Seconds one read may wait for the next bytes.
     timeout: float = 15.0
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    url: str  # as requested
-    final_url: str = ""
-    status: int = 0
-    html: str = ""
-    error: str = ""
-    headers: Mapping[str, str] = field(default_factory=dict)
+    #: Seconds a page, robots.txt or a sitemap may take in all, and the whole crawl.
+    page_seconds: float = 60.0
+    run_seconds: float = 3600.0
+    #: robots.txt beyond this is not read (the rules in its start are followed, as Google
+    #: does at 500 KiB); a sitemap beyond this is skipped.
+    max_robots_bytes: int = 500_000
+    max_sitemap_bytes: int = 10_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +119,9 @@ class WebsiteConnector:
             if state.get("extraction") == EXTRACTION_VERSION
         }  # fmt: skip
         self._robots: urllib.robotparser.RobotFileParser | None = None
+        #: What was cut short or skipped before the pages (robots.txt, sitemaps), reported.
+        self._notes: list[Failed | Skipped] = []
+        self._run_ends = time.monotonic() + self.limits.run_seconds
 
     @classmethod
     def from_config(
@@ -157,21 +161,40 @@ class WebsiteConnector:
 
     def read(self) -> Iterator[Item]:
         headers = {"User-Agent": self.user_agent}
-        timeout = httpx.Timeout(self.limits.timeout)
-        with httpx.Client(headers=headers, timeout=timeout, follow_redirects=True) as client:
+        self._run_ends = time.monotonic() + self.limits.run_seconds
+        with outbound.client(headers=headers, timeout=self.limits.timeout) as client:
             self._robots = self._read_robots(client)
             seeds = self._seeds(client)
+            yield from self._notes
             yield from self._crawl(client, seeds)
 
+    def _seconds_for_one(self) -> float:
+        """A fetch's deadline: its own, or what is left of the run's when that is nearer."""
+        return max(0.0, min(self.limits.page_seconds, self._run_ends - time.monotonic()))
+
+    def _run_over(self) -> bool:
+        return time.monotonic() >= self._run_ends
+
     def _read_robots(self, client: httpx.Client) -> urllib.robotparser.RobotFileParser | None:
-        try:
-            response = client.get(f"{self.origin}/robots.txt")
-        except httpx.HTTPError as error:
-            raise ConnectorError(f"Cannot reach {self.origin}: {_describe(error)}") from error
-        if response.status_code >= 400:
+        url = f"{self.origin}/robots.txt"
+        page = fetch(
+            client, url, seconds=self._seconds_for_one(), max_bytes=self.limits.max_robots_bytes,
+            what="robots.txt", html_only=False, keep_start=True,
+        )  # fmt: skip
+        if page.error:
+            raise ConnectorError(f"Cannot reach {self.origin}: {page.error}")
+        if page.status >= 400:
             return None  # no robots.txt: everything is allowed
+        lines = page.html.splitlines()
+        if page.cut:
+            lines = lines[:-1]  # the last line may be cut in the middle
+            kept = self.limits.max_robots_bytes // 1000
+            self._notes.append(
+                Skipped(url, f"robots.txt larger than {kept} kB: the rules in its first "
+                        f"{kept} kB are followed, the rest is not read")
+            )  # fmt: skip
         robots = urllib.robotparser.RobotFileParser()
-        robots.parse(response.text.splitlines())
+        robots.parse(lines)
         return robots
 
     def _seeds(self, client: httpx.Client) -> list[str]:
@@ -186,12 +209,16 @@ class WebsiteConnector:
                 try:
                     urls += [u for u in self._sitemap_urls(client, sitemap, depth=0)
                              if self.in_scope(normalise(u))]  # fmt: skip
-                except ConnectorError:
-                    continue  # a broken sitemap: the links still lead to the pages
+                except ConnectorError as error:
+                    # a broken sitemap: the links still lead to the pages
+                    self._notes.append(Failed(sitemap, str(error)))
         return [self.start_url, *urls]
 
     def _sitemap_urls(self, client: httpx.Client, url: str, *, depth: int) -> list[str]:
-        page = self._fetch(client, url, accept_xml=True)
+        page = fetch(
+            client, url, seconds=self._seconds_for_one(), max_bytes=self.limits.max_sitemap_bytes,
+            what="sitemap", html_only=False,
+        )  # fmt: skip
         if page.error or page.status >= 400:
             raise ConnectorError(f"Cannot read the sitemap {url}: {page.error or page.status}")
         try:
@@ -237,10 +264,17 @@ class WebsiteConnector:
                 level = level[: max(0, self.limits.max_pages - pages)]
                 if not level:
                     break
+                if self._run_over():
+                    yield self._cut(len(level))
+                    break
                 pages += len(level)
                 yield Total(pages)
                 next_level: list[str] = []
+                not_read = 0
                 for item, links in pool.map(lambda u: self._read_page(client, u), level):
+                    if item is None:
+                        not_read += 1
+                        continue
                     ident = (
                         item.document.external_id if isinstance(item, Fetched) else item.external_id
                     )
@@ -258,13 +292,25 @@ class WebsiteConnector:
                             yield Skipped(link, reason)
                         else:
                             next_level.append(link)
+                if not_read:
+                    yield self._cut(not_read)
+                    break
                 level = next_level
+
+    def _cut(self, not_read: int) -> Cut:
+        return Cut(
+            f"the crawl's deadline ({self.limits.run_seconds:g} s) passed with {not_read} "
+            "page(s) not read; nothing that was not read is removed"
+        )
 
     def _read_page(
         self, client: httpx.Client, url: str
-    ) -> tuple[Fetched | Gone | Failed | Skipped | Unchanged, list[str]]:
+    ) -> tuple[Fetched | Gone | Failed | Skipped | Unchanged | None, list[str]]:
         """Fetch (conditionally, when the page was read before) and extract one page: runs
-        on the crawl's threads, so pages are parsed while others download."""
+        on the crawl's threads, so pages are parsed while others download. None: the run's
+        deadline passed before it was read."""
+        if self._run_over():
+            return None, []
         state = self.known.get(url)
         page = self._fetch(client, url, validators=state)
         if state is not None and page.status == 304:
@@ -272,47 +318,28 @@ class WebsiteConnector:
         return self._page_item(page)
 
     def _fetch(
-        self,
-        client: httpx.Client,
-        url: str,
-        *,
-        accept_xml: bool = False,
-        validators: Mapping[str, Any] | None = None,
+        self, client: httpx.Client, url: str, *, validators: Mapping[str, Any] | None = None
     ) -> Page:
         headers = {}
         if validators and validators.get("etag"):
             headers["If-None-Match"] = str(validators["etag"])
         if validators and validators.get("last_modified"):
             headers["If-Modified-Since"] = str(validators["last_modified"])
-        try:
-            with client.stream("GET", url, headers=headers) as response:
-                final = str(response.url)
-                if response.status_code == 304:
-                    return Page(url, final, 304)
-                if response.status_code >= 400:
-                    return Page(url, final, response.status_code)
-                kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                if not accept_xml and kind and kind not in _HTML_TYPES:
-                    return Page(url, final, response.status_code, error=f"not a web page ({kind})")
-                declared = int(response.headers.get("content-length") or 0)
-                if declared > self.limits.max_page_bytes:
-                    return Page(url, final, response.status_code, error=_too_big(self.limits))
-                body = bytearray()
-                for part in response.iter_bytes():
-                    body += part
-                    if len(body) > self.limits.max_page_bytes:
-                        return Page(url, final, response.status_code, error=_too_big(self.limits))
-                return Page(
-                    url,
-                    final,
-                    response.status_code,
-                    decode_page(bytes(body), response.charset_encoding),
-                    headers=_validators(response.headers),
-                )
-        except httpx.TooManyRedirects:
-            return Page(url, error="too many redirects")
-        except httpx.HTTPError as error:
-            return Page(url, error=_describe(error))
+        page = fetch(
+            client, url, seconds=self._seconds_for_one(), max_bytes=self.limits.max_page_bytes,
+            headers=headers, follow=self._reason_not_to_follow,
+        )  # fmt: skip
+        return Page(page.url, page.final_url, page.status, page.html, page.error,
+                    _validators(page.headers)) if not page.error else page  # fmt: skip
+
+    def _reason_not_to_follow(self, url: str) -> str:
+        """A redirect is followed only within the site (checked before it is requested)."""
+        final = normalise(url)
+        if not self.in_scope(final):
+            return f"redirected off the site to {final}; skipped"
+        if not self.allowed(final):
+            return f"redirected to {final}, which robots.txt disallows; skipped"
+        return ""
 
     def _page_item(self, page: Page) -> tuple[Fetched | Gone | Failed | Skipped, list[str]]:
         if page.error:
@@ -370,7 +397,7 @@ def normalise(url: str) -> str:
     return url
 
 
-def _validators(headers: httpx.Headers) -> dict[str, str]:
+def _validators(headers: Mapping[str, str]) -> dict[str, str]:
     """The ETag, and the Last-Modified when it can be trusted: one within a second of the
     answer's Date is weak (RFC 9110 8.8.2.2), as the page may change again within the same
     second, so the page is read again next time."""
@@ -394,11 +421,3 @@ def _patterns(value: Any) -> tuple[str, ...]:
     if not isinstance(value, Sequence) or not all(isinstance(p, str) for p in value):
         raise ConnectorError("Path patterns must be a list of strings.")
     return tuple(p.strip() for p in value if p.strip())
-
-
-def _too_big(limits: CrawlLimits) -> str:
-    return f"page larger than {limits.max_page_bytes // 1000} kB; skipped"
-
-
-def _describe(error: Exception) -> str:
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__

@@ -10,6 +10,7 @@ from django import forms
 from django.core.files.uploadedfile import UploadedFile
 
 from assistant.models import Project
+from assistant.wiring import outbound
 from ingestion.connectors.website import DEFAULT_EXCLUDE
 from ingestion.models import Source
 from ingestion.support_answers import AnswerInput, ImportRejected, support_answers_parse
@@ -118,6 +119,8 @@ class WebsiteSourceForm(SourceForm):
         url = self.cleaned_data["start_url"]
         if not url.lower().startswith(("http://", "https://")):
             raise forms.ValidationError("Enter an http or https URL.")
+        if reason := outbound.refusal(url):
+            raise forms.ValidationError(reason)
         return url
 
 

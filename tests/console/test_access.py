@@ -224,6 +224,25 @@ def test_many_addresses_guessing_one_username_lock_it_at_the_per_username_bound(
     assert again.status_code == 302
 
 
+def test_a_stranger_cannot_lock_the_staff_out_of_an_address_they_logged_in_from(client, staff):
+    """20 wrong passwords from anywhere locked `admin` for everyone for 15 minutes."""
+    known = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"},
+                        REMOTE_ADDR="192.0.2.10")  # fmt: skip
+    assert known.status_code == 302
+    client.logout()
+    for n in range(5):  # 20 failures from strangers: the per-username bound is reached
+        for _ in range(4):
+            client.post("/admin/login/", {"username": "ada", "password": "wrong"},
+                        REMOTE_ADDR=f"198.51.100.{n}")  # fmt: skip
+    stranger = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"},
+                           REMOTE_ADDR="203.0.113.9")  # fmt: skip
+    assert stranger.status_code == 429
+    back = client.post("/admin/login/", {"username": "ada", "password": "pw-ada-123"},
+                       REMOTE_ADDR="192.0.2.10")  # fmt: skip
+    assert back.status_code == 302
+    assert client.get("/admin/sandbox/").status_code == 200
+
+
 def test_a_few_failures_from_several_addresses_do_not_lock_the_username(client, staff):
     for n in range(4):
         client.post("/admin/login/", {"username": "ada", "password": "wrong"},

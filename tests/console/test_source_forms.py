@@ -32,7 +32,7 @@ def _field_block(html: str, field: str) -> str:
     return html.split(f'for="id_{field}"', 1)[1].split('<div class="field', 1)[0]
 
 
-def test_adding_a_website_source_stores_its_config(staff_client, project):
+def test_adding_a_website_source_stores_its_config(staff_client, project, allow_loopback):
     response = staff_client.post(
         f"/admin/sources/new/website/?project={project.pk}",
         {"name": "Docs", "start_url": "http://127.0.0.1:9/docs/", "schedule": "weekly",
@@ -45,7 +45,7 @@ def test_adding_a_website_source_stores_its_config(staff_client, project):
                              "include": [], "exclude": []}  # fmt: skip
 
 
-def test_a_website_source_keeps_its_path_patterns(staff_client, project):
+def test_a_website_source_keeps_its_path_patterns(staff_client, project, allow_loopback):
     page = staff_client.get(f"/admin/sources/new/website/?project={project.pk}").content.decode()
     assert "*/genindex*\n*/search.html" in page  # the defaults, prefilled
     staff_client.post(
@@ -82,6 +82,29 @@ def test_a_bad_website_source_shows_the_error_next_to_the_field_and_adds_nothing
     assert response.status_code == 200
     assert message in _field_block(response.content.decode(), field)
     assert Source.objects.filter(project=project).count() == 1
+
+
+INTERNAL_URLS = [
+    "http://169.254.169.254/latest/meta-data/",  # cloud metadata
+    "http://10.0.0.1/docs/",
+    "http://[::1]:8000/docs/",
+    "http://0.0.0.0:8000/docs/",
+    "http://127.0.0.1:5432/",  # PostgreSQL
+    "http://localhost:6379/",  # Redis
+]
+
+
+@pytest.mark.parametrize("url", INTERNAL_URLS)
+def test_a_start_url_at_an_internal_address_is_refused_with_a_clear_error(
+    staff_client, project, url
+):
+    data = {"name": "Docs", "start_url": url, "schedule": "off", "max_pages": "10"}
+    response = staff_client.post(f"/admin/sources/new/website/?project={project.pk}", data)
+    assert response.status_code == 200
+    error = _field_block(response.content.decode(), "start_url")
+    assert "not reachable from the server" in error and "non-public address" in error
+    assert "ASKDOCS_ALLOWED_PRIVATE_HOSTS" in error
+    assert not Source.objects.filter(project=project).exists()
 
 
 def test_an_unknown_kind_is_404(staff_client, project):

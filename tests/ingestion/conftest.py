@@ -17,7 +17,7 @@ from tests.ingestion.site_server import Site
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
+def site(tmp_path: Path, allow_loopback: None) -> Iterator[Site]:
     server = Site.copy_of_fixture(tmp_path).start()
     yield server
     server.stop()

@@ -24,6 +24,7 @@ def environment(data_dir: Path, **extra: str) -> dict[str, str]:
         ASKDOCS_TESTING="1",
         DJANGO_SETTINGS_MODULE="assistant.test_settings",
         ASKDOCS_MODEL_THREADS="1",
+        ASKDOCS_ALLOWED_PRIVATE_HOSTS="127.0.0.1",  # the tests' local sites
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         **extra,
     )

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import socket
 import threading
 import time
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -29,6 +31,11 @@ class Site:
         # Paths whose answer waits until `released` is set: a crawl paused at a known point.
         self.held: set[str] = set()
         self.released = threading.Event()
+        #: Paths answered from a generator (a 100 MB robots.txt, a page sent a byte at a
+        #: time): path -> (content type, generator factory); `sent` counts the bytes that
+        #: went out before the client hung up.
+        self.streams: dict[str, tuple[str, Callable[[], Iterator[bytes]]]] = {}
+        self.sent: dict[str, int] = {}
         site = self
 
         class Handler(SimpleHTTPRequestHandler):
@@ -42,6 +49,9 @@ class Site:
                     time.sleep(site.delay)
                 if path in site.held:
                     site.released.wait(timeout=120)
+                if path in site.streams:
+                    self._stream(path, *site.streams[path])
+                    return
                 if path in site.redirects:
                     self.send_response(301)
                     self.send_header("Location", site.redirects[path])
@@ -63,6 +73,21 @@ class Site:
                     self.wfile.write(data)
                     return
                 super().do_GET()
+
+            def _stream(self, path: str, kind: str, parts: Callable[[], Iterator[bytes]]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", kind)
+                self.send_header("Connection", "close")
+                self.end_headers()
+                site.sent[path] = 0
+                try:
+                    for part in parts():
+                        self.wfile.write(part)
+                        self.wfile.flush()
+                        site.sent[path] += len(part)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading
+                self.close_connection = True
 
             def _answer_with_etag(self, path: str) -> None:
                 file = site.root / path.lstrip("/")
@@ -120,3 +145,39 @@ class Site:
 def page(title: str, body: str) -> str:
     head = f"<!doctype html><html><head><title>{title}</title></head>"
     return f"{head}<body><main><h1>{title}</h1>{body}</main></body></html>"
+
+
+def trickle(data: bytes, every: float) -> Callable[[], Iterator[bytes]]:
+    """A body sent one byte every `every` seconds."""
+
+    def parts() -> Iterator[bytes]:
+        for byte in data:
+            time.sleep(every)
+            yield bytes([byte])
+
+    return parts
+
+
+class Listener:
+    """A listening socket that must stay untouched: an internal service (a database port,
+    a metadata endpoint) the crawler or a webhook must never connect to."""
+
+    def __init__(self, host: str = "127.0.0.2") -> None:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM)
+        self.socket.bind((host, 0))
+        self.socket.listen(8)
+        self.socket.setblocking(False)
+        self.port = self.socket.getsockname()[1]
+        self.url = f"http://{host if family == socket.AF_INET else f'[{host}]'}:{self.port}"
+
+    def touched(self) -> bool:
+        try:
+            connection, _ = self.socket.accept()
+        except BlockingIOError:
+            return False
+        connection.close()
+        return True
+
+    def close(self) -> None:
+        self.socket.close()

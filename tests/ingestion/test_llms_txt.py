@@ -80,6 +80,30 @@ def test_llms_full_txt_holds_each_documents_markdown(client, demo):
         assert expected in full, path.name
 
 
+def test_llms_full_txt_is_built_once_per_index_version(client, project, store):  # noqa: ANN001
+    """It was rebuilt from the chunk table on every request (~9 MB for 5,000 documents). A
+    chunk row changed behind the index's back shows which copy is served: the cached one,
+    until the index is written to."""
+    from assistant.models import Project
+    from ingestion.index import index_written
+    from ingestion.models import Chunk, Source
+    from ingestion.services import document_upsert
+
+    Project.objects.filter(pk=project.pk).update(llms_txt_enabled=True)
+    source = Source.objects.create(project=project, kind="manual", name="Notes")
+    document_upsert(source=source, external_id="a", title="Refunds", text="Refunds take 5 days.")
+    url = f"/p/{project.public_key}/llms-full.txt"
+
+    first = client.get(url).content.decode()
+    Chunk.objects.filter(document__source=source).update(text="Refunds take 9 days.")
+    second = client.get(url).content.decode()
+    index_written(project_id=project.pk)
+    third = client.get(url).content.decode()
+
+    assert "Refunds take 5 days." in first and second == first
+    assert "Refunds take 9 days." in third
+
+
 def test_it_counts_against_the_clients_retrieval_rate_limit(client, demo, settings):
     settings.ASKDOCS_RATE_RETRIEVE_PER_CLIENT = "2/h"  # per hour: a minute may roll over
     demo.llms_txt_enabled = True

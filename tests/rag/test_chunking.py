@@ -1,4 +1,9 @@
-from assistant.rag.chunking import chunk_markdown, slugify, split_sections
+from assistant.rag.chunking import (
+    MAX_CHARS_PER_TOKEN,
+    chunk_markdown,
+    slugify,
+    split_sections,
+)
 
 
 def words(text: str) -> int:
@@ -114,3 +119,40 @@ def test_a_document_with_ids_anchors_chunks_by_them_and_one_without_by_slugs() -
     assert chunk_markdown("## Setup guide\n\nStep one.", count_tokens=words)[0].anchor == (
         "setup-guide"
     )
+
+
+def test_a_line_without_whitespace_is_cut_into_pieces_within_budget() -> None:
+    """A 19 MB one-line upload became one 19 MB chunk: the tokenizer calls a run with no
+    whitespace one word (or one [UNK]), so no token count ever said it was long."""
+    blob = "QUJD" * 4_800_000  # 19.2 MB of base64, no space, no newline
+    doc = f"# Upload\n\nThe attachment follows.\n\n{blob}\n\nAfter the blob."
+    pieces = chunk_markdown(doc, count_tokens=words, max_tokens=128, title="T")
+    assert all(len(p.text) <= 128 * MAX_CHARS_PER_TOKEN for p in pieces)
+    assert "".join(p.text for p in pieces if "QUJD" in p.text and " " not in p.text) in blob
+    assert sum(p.text.count("QUJD") for p in pieces) >= len(blob) // 4 - len(pieces)
+    assert pieces[0].text.startswith("The attachment follows.")
+    assert pieces[-1].text.endswith("After the blob.")
+
+
+def test_a_minified_line_of_code_is_cut_and_every_part_stays_fenced() -> None:
+    bundle = "var a=1;" * 2_000
+    doc = f"```js\n{bundle}\n```"
+    pieces = chunk_markdown(doc, count_tokens=words, max_tokens=64)
+    assert len(pieces) > 1
+    assert all(len(p.text) <= 64 * MAX_CHARS_PER_TOKEN for p in pieces)
+    assert all(p.text.startswith("```js\n") and p.text.endswith("\n```") for p in pieces)
+    assert "".join(p.text[len("```js\n") : -len("\n```")] for p in pieces) == bundle
+
+
+def test_a_huge_heading_is_cut_short() -> None:
+    pieces = chunk_markdown("# " + "H" * 1_000_000 + "\n\nBody.", count_tokens=words)
+    assert [p.text for p in pieces] == ["Body."]
+    assert len(pieces[0].heading_path) <= 300
+
+
+def test_pieces_within_budget_under_the_real_tokenizer(embedder) -> None:  # noqa: ANN001
+    blob = "".join(chr(0x4E00 + i % 500) for i in range(200_000))  # CJK: a token a character
+    doc = f"Intro words.\n\n{blob} and then some text with/slashes/and-dashes" + "z" * 50_000
+    pieces = chunk_markdown(doc, count_tokens=embedder.count_tokens, max_tokens=128)
+    assert all(embedder.count_tokens(p.text) <= 128 for p in pieces)
+    assert all(len(p.text) <= 128 * MAX_CHARS_PER_TOKEN for p in pieces)

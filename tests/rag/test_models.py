@@ -115,6 +115,33 @@ def test_it_gives_scores_in_zero_one_for_long_passages(reranker: FlashrankRerank
     assert 0.0 <= score <= 1.0
 
 
+def test_it_hands_the_tokenizer_no_more_than_its_window_could_hold(
+    reranker: FlashrankReranker,
+) -> None:
+    """flashrank's tokenizer reads a whole passage before truncating it: a 19 MB chunk made
+    every question that reached it read 19 MB. What reaches the tokenizer is recorded at the
+    library's edge."""
+    huge = "Elasticsearch API keys are created in Kibana. " + "x" * 19_000_000
+    prefix = huge[: reranker.max_chars]
+    ranker = reranker._ensure_ranker()
+    seen: list[int] = []
+    encode_batch = ranker.tokenizer.encode_batch
+
+    def recording(pairs, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        seen.extend(len(query) + len(passage) for query, passage in pairs)
+        return encode_batch(pairs, *args, **kwargs)
+
+    ranker.tokenizer.encode_batch = recording
+    try:
+        (score,) = reranker.score(QUESTION, [huge])
+    finally:
+        ranker.tokenizer.encode_batch = encode_batch
+
+    assert seen and max(seen) <= len(QUESTION) + reranker.max_chars
+    # what was cut lay past the window anyway: the score is the prefix's own
+    assert score == pytest.approx(reranker.score(QUESTION, [prefix])[0], abs=1e-6)
+
+
 def test_it_never_downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError("network access attempted")

@@ -31,6 +31,10 @@ def child_env(folder: Path) -> dict[str, str]:
         ASKDOCS_RATE_ASK_PER_CLIENT=UNLIMITED,
         ASKDOCS_RATE_ASK_PER_CONVERSATION=UNLIMITED,
         ASKDOCS_INPROCESS_SCHEDULER="0",
+        # A site evaluated from a folder is served on 127.0.0.1 by the measuring command.
+        ASKDOCS_ALLOWED_PRIVATE_HOSTS=",".join(
+            [*settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS, "127.0.0.1"]
+        ),
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
     )

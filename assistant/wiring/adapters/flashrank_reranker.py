@@ -10,6 +10,7 @@ from pathlib import Path
 import onnxruntime as ort
 from flashrank import Ranker, RerankRequest
 
+from assistant.rag.chunking import MAX_CHARS_PER_TOKEN
 from assistant.wiring.adapters.model_files import (
     FLASHRANK_MODEL_FILE,
     FLASHRANK_MODEL_NAME,
@@ -42,6 +43,9 @@ class FlashrankReranker:
         # Query and passage together. Cost grows with it: 20 candidates of 256 tokens take about
         # a second on two cores.
         self.max_tokens = max_tokens
+        # The tokenizer reads a whole text before it truncates: a passage is cut to what its
+        # window could hold first, so an old oversized chunk (or a 19 MB one) costs nothing.
+        self.max_chars = max_tokens * MAX_CHARS_PER_TOKEN
         # Runs go to `threads` workers sharing one single-threaded session (see workers.py);
         # one pool per process, so concurrent questions share the cores instead of fighting.
         self.threads = threads
@@ -63,7 +67,8 @@ class FlashrankReranker:
         if not passages:
             return []
         ranker = self._ensure_ranker()
-        items = [{"id": i, "text": text} for i, text in enumerate(passages)]
+        query = query[: self.max_chars]
+        items = [{"id": i, "text": text[: self.max_chars]} for i, text in enumerate(passages)]
         batches = [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
 
         def run(batch: list[dict[str, object]]) -> list[dict[str, object]]:
