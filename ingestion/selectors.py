@@ -165,7 +165,7 @@ def search_scope(*, project_id: int) -> SearchScope:
 
 
 def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
-    rows = Chunk.objects.filter(vector_id__in=list(ids)).select_related("document")
+    rows = Chunk.objects.filter(vector_id__in=list(ids)).select_related("document__source")
     return {
         row.vector_id: PassageChunk(
             id=row.vector_id,
@@ -175,6 +175,7 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
             source_id=row.document.source_id,
             document=str(row.document_id),
             ordinal=row.ordinal,
+            curated=row.document.source.kind == Source.Kind.CURATED,
         )
         for row in rows
     }

@@ -45,6 +45,8 @@ class Chunk:
     #: document are read in its order (install before log in). "" / -1 when unknown.
     document: str = ""
     ordinal: int = -1
+    #: An answer the project's team wrote (a curated answer): when it passes the gate it leads.
+    curated: bool = False
 
 
 @dataclass(slots=True)

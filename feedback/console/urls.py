@@ -3,6 +3,7 @@ from __future__ import annotations
 from django.urls import path
 
 from feedback.console import conversations as conversation_views
+from feedback.console import curated as curated_views
 from feedback.console import feedback as feedback_views
 from feedback.console import overview as overview_views
 from feedback.console import views
@@ -24,6 +25,10 @@ urlpatterns = [
         name="console-blind-spot-unmark",
     ),
     path("tuner/", views.tuner, name="console-tuner"),
+    path("curated/", curated_views.curated_list, name="console-curated"),
+    path("curated/write/", curated_views.curated_write, name="console-curated-write"),
+    path("curated/<int:pk>/", curated_views.curated_edit, name="console-curated-edit"),
+    path("curated/<int:pk>/retire/", curated_views.curated_retire, name="console-curated-retire"),
     path("feedback/", feedback_views.feedback_page, name="console-feedback"),
     path("feedback/export.csv", feedback_views.feedback_export, name="console-feedback-export"),
 ]
