@@ -149,3 +149,30 @@ class CuratedAnswerForm(forms.Form):
         field = cast(forms.MultipleChoiceField, self.fields["rests_on"])
         field.choices = [(s["vector_id"], s["title"] or s["url"]) for s in sections]
 
+
+class AnswerCheckForm(forms.Form):
+    """A conversation kept as a check (feedback/checks.py validates and stores it)."""
+
+    question = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+    topic = forms.CharField(max_length=200, required=False)
+    expect = forms.ChoiceField(
+        label="It must be", widget=forms.RadioSelect,
+        choices=[("answered", "Answered"), ("refused", "Refused")],
+    )  # fmt: skip
+    cites = forms.CharField(
+        label="Citing", max_length=1000, required=False,
+        help_text="A source the answer must cite: part of its title, or its URL. Empty: any.",
+    )  # fmt: skip
+    facts = forms.CharField(
+        label="Key facts", max_length=2000, required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Words the answer must contain, one a line (e.g. “next billing period”).",
+    )  # fmt: skip
+    history = forms.JSONField(required=False, widget=forms.HiddenInput)
+    from_answer = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
+
+    def clean_history(self) -> list[dict[str, str]]:
+        value = self.cleaned_data.get("history") or []
+        if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+            raise forms.ValidationError("Not a conversation.")
+        return value
