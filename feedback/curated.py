@@ -74,3 +74,44 @@ def answer_to_write_from(*, project: Project, answer_id: str) -> dict[str, Any] 
         "comments": comments,
     }
 
+
+@dataclass(frozen=True, slots=True)
+class LoopCounts:
+    """What waits for the team, for the overview."""
+
+    open_thumbs_down: int  # thumbs-downs no curated answer or check was written from
+    failing_checks: int
+    checks: int
+    curated: int  # active curated answers
+    curated_stale: int  # of which a section they rest on changed
+
+
+def loop_counts(*, project: Project) -> LoopCounts:
+    from feedback.models import AnswerCheck
+
+    followed = [
+        *CuratedAnswer.objects.filter(source__project=project).values_list(
+            "from_answer_id", flat=True
+        ),
+        *AnswerCheck.objects.filter(project=project).values_list("from_answer_id", flat=True),
+    ]
+    followed_ids = []
+    for value in followed:
+        try:
+            followed_ids.append(uuid.UUID(value))
+        except ValueError:
+            continue
+    open_downs = (
+        Feedback.objects.filter(interaction__project=project, vote=Feedback.Vote.DOWN)
+        .exclude(interaction__answer_id__in=followed_ids)
+        .count()
+    )
+    checks = list(AnswerCheck.objects.filter(project=project).only("last_result"))
+    rows = curated_answers_of(project=project)
+    return LoopCounts(
+        open_thumbs_down=open_downs,
+        failing_checks=sum(1 for c in checks if c.passed is False),
+        checks=len(checks),
+        curated=sum(1 for r in rows if r.curated.active),
+        curated_stale=sum(1 for r in rows if r.curated.active and r.changed_sections),
+    )

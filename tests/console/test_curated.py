@@ -160,6 +160,7 @@ def test_the_buttons_lead_to_the_form_from_a_turn_a_thumbs_down_and_a_blind_spot
     assert "Write the right answer" in feedback
     spots = staff_client.get("/admin/blind-spots/", {"project": acme.pk}).content.decode()
     assert 'data-testid="write-answer"' in spots and "question=Can%20I%20switch" in spots
+    assert "Visitor: “The plans page says I can downgrade any time!”" in spots
     form = staff_client.get(
         "/admin/curated/write/", {"project": acme.pk, "question": [CHEAPER, "Downgrade mid-month?"]}
     ).content.decode()
@@ -183,3 +184,26 @@ def test_the_command_adds_lists_and_retires(acme):
     with pytest.raises(CommandError, match="No curated answer"):
         call_command("curated_answer", "retire", "--project", "Acme", "999999")
 
+
+def test_the_overview_counts_open_thumbs_downs_failing_checks_and_changed_sections(
+    staff_client, acme
+):
+    from feedback.checks import check_create, check_run
+
+    turn = refused_turn(acme)
+    check_create(project=acme, question=CHEAPER, topic="Billing", expect="answered")
+    check_run(project=acme)
+
+    def counts() -> dict[str, str]:
+        html = staff_client.get("/admin/overview/", {"project": acme.pk}).content.decode()
+        return {
+            name: html.split(f'data-testid="{name}"', 1)[1].split(">", 1)[1].split("<", 1)[0]
+            for name in ("open-thumbs-down", "failing-checks", "curated-count")
+        }
+
+    assert counts() == {"open-thumbs-down": "1", "failing-checks": "1", "curated-count": "0"}
+    curated_answer_save(
+        project=acme, phrasings=[CHEAPER], answer=ANSWER, from_answer_id=turn.answer_id
+    )
+    check_run(project=acme)
+    assert counts() == {"open-thumbs-down": "0", "failing-checks": "0", "curated-count": "1"}
