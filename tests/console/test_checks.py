@@ -108,6 +108,17 @@ def test_a_threshold_that_would_break_a_check_is_shown_before_it_is_saved(staff_
     )
 
 
+def test_while_a_run_goes_the_page_polls_its_progress_and_a_second_run_is_not_started(
+    staff_client, demo
+):
+    check_create(project=demo, question=REFUND, expect="answered")
+    CheckRun.objects.create(project=demo, total=1)
+    page = staff_client.get("/admin/checks/", {"project": demo.pk}).content.decode()
+    assert 'hx-trigger="every 1s"' in page and "Running: 0 of 1" in page
+    staff_client.post(f"/admin/checks/run/?project={demo.pk}")
+    assert CheckRun.objects.filter(project=demo).count() == 1
+
+
 def test_the_command_runs_the_checks_for_ci_and_fails_when_one_fails(demo, tmp_path):
     check_create(project=demo, question=REFUND, topic="Billing", expect="answered")
     out = tmp_path / "checks.json"
