@@ -207,3 +207,22 @@ def test_the_overview_counts_open_thumbs_downs_failing_checks_and_changed_sectio
     )
     check_run(project=acme)
     assert counts() == {"open-thumbs-down": "0", "failing-checks": "0", "curated-count": "1"}
+
+
+def test_the_curated_source_is_listed_and_synced_like_any_other_but_edited_on_its_page(
+    staff_client, acme
+):
+    from ingestion.sync import source_sync
+
+    curated_answer_save(project=acme, phrasings=[CHEAPER], answer=ANSWER)
+    source = Source.objects.get(project=acme, kind=Source.Kind.CURATED)
+    assert (
+        "Curated answers"
+        in staff_client.get("/admin/sources/", {"project": acme.pk}).content.decode()
+    )
+    edit = staff_client.get(f"/admin/sources/{source.pk}/edit/")
+    assert edit.status_code == 302 and edit.url == f"/admin/curated/?project={acme.pk}"
+    # A sync reads the active answers again (a repair path): nothing changes, nothing is lost.
+    run = source_sync(source=source, trigger="manual")
+    assert (run.status, run.unchanged, run.removed) == ("succeeded", 1, 0)
+    assert not ask(project=acme, question=CHEAPER, topic="Billing").refused
