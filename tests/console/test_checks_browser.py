@@ -12,6 +12,7 @@ from assistant.models import Interaction, Project
 from feedback.models import AnswerCheck
 from tests.console.test_console_browser import live, log_in, page, shot  # noqa: F401
 from tests.ingestion.conftest import site, store  # noqa: F401 - fixtures
+from tests.test_accessibility_browser import serious_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -49,6 +50,7 @@ def test_a_kept_conversation_is_run_and_a_threshold_that_breaks_it_is_shown(live
     page.wait_for_selector("tr[data-check][data-passed=yes]")
     assert "1 run in" in page.get_by_test_id("run-summary").inner_text()
     shot(page, "checks-2-run")
+    assert serious_violations(page) == []
 
     # A threshold just above the answer's relevance: shown to break the check, not saved.
     higher = min(1.0, round(relevance + 0.005, 3))

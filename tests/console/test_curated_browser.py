@@ -13,6 +13,7 @@ from ingestion.models import CuratedAnswer, SyncRun
 from tests.console.test_console_browser import live, log_in, page, shot  # noqa: F401
 from tests.curated_fixtures import CHEAPER
 from tests.ingestion.conftest import site, store  # noqa: F401 - fixtures
+from tests.test_accessibility_browser import serious_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -64,6 +65,7 @@ def test_a_lead_writes_the_answer_from_a_transcript_and_the_widget_answers_it(li
     page.fill("#id_url", "https://help.acme.example/plans#changing-plan")
     page.get_by_label("Plans and billing > Changing plan").check()
     shot(page, "curated-3-form")
+    assert serious_violations(page) == []
     page.get_by_test_id("save-answer").click()
     page.wait_for_selector("[data-testid=curated-answers] tr[data-curated]")
     assert CHEAPER in page.inner_text("[data-testid=curated-answers]")
@@ -76,11 +78,13 @@ def test_a_lead_writes_the_answer_from_a_transcript_and_the_widget_answers_it(li
     assert link.inner_text() == "Answer from the team"
     assert link.get_attribute("href") == "https://help.acme.example/plans#changing-plan"
     reader.screenshot(path="test-artifacts/console-curated-4-answered.png")
+    assert serious_violations(reader) == []
 
     page.reload()
     row = page.locator("[data-testid=curated-answers] tr[data-curated]").first
     assert row.get_by_test_id("answered-count").inner_text() == "1"
     shot(page, "curated-5-listed")
+    assert serious_violations(page) == []
     curated = CuratedAnswer.objects.get(source__project=demo)
     assert curated.from_answer_id == str(turn.answer_id)
     assert [s["title"] for s in curated.rests_on] == ["Plans and billing > Changing plan"]
