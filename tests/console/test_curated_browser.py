@@ -2,7 +2,7 @@
 switch to a cheaper plan in the middle of the month?" and votes it down; the lead opens the
 conversation, writes the right answer from the turn; the visitor asks again and is answered by
 the team, with no document written and no sync started. Screenshots:
-test-artifacts/console-curated-1-refused.png ... console-curated-5-listed.png."""
+test-artifacts/console-curated-0-blind-spot.png ... console-curated-6-overview.png."""
 
 from __future__ import annotations
 
@@ -52,6 +52,13 @@ def test_a_lead_writes_the_answer_from_a_transcript_and_the_widget_answers_it(li
     turn = Interaction.objects.get(project=demo, question=CHEAPER)
 
     log_in(page, live.url)
+    page.goto(f"{live.url}/admin/overview/?project={demo.pk}")
+    assert page.get_by_test_id("open-thumbs-down").inner_text() == "1"
+    page.goto(f"{live.url}/admin/blind-spots/?project={demo.pk}")
+    cluster = page.locator("tr.cluster", has_text=CHEAPER)
+    assert "downgrade any time" in cluster.get_by_test_id("visitor-comment").inner_text()
+    assert cluster.get_by_test_id("write-answer").is_visible()
+    shot(page, "curated-0-blind-spot")
     page.goto(f"{live.url}/admin/conversations/view/?project={demo.pk}&id={turn.conversation_id}")
     section = page.locator("section.turn").first
     assert section.locator("[data-mark=down]").count() == 1
@@ -85,6 +92,10 @@ def test_a_lead_writes_the_answer_from_a_transcript_and_the_widget_answers_it(li
     assert row.get_by_test_id("answered-count").inner_text() == "1"
     shot(page, "curated-5-listed")
     assert serious_violations(page) == []
+    page.goto(f"{live.url}/admin/overview/?project={demo.pk}")
+    assert page.get_by_test_id("open-thumbs-down").inner_text() == "0"
+    assert page.get_by_test_id("curated-count").inner_text() == "1"
+    shot(page, "curated-6-overview")
     curated = CuratedAnswer.objects.get(source__project=demo)
     assert curated.from_answer_id == str(turn.answer_id)
     assert [s["title"] for s in curated.rests_on] == ["Plans and billing > Changing plan"]
