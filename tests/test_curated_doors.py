@@ -79,9 +79,16 @@ def socket(server: LiveAsgiServer, project: Project, question: str) -> Said:
 
 
 def mcp(server: LiveAsgiServer, project: Project, question: str) -> Said:
-    arguments = {"question": question, "topic": "Billing"}
+    answer = mcp_tool(server, project, "ask", {"question": question, "topic": "Billing"})
+    return answer["refused"], answer["answer"], answer["sources"]
+
+
+def mcp_tool(
+    server: LiveAsgiServer, project: Project, tool: str, arguments: dict[str, str]
+) -> dict[str, Any]:
+    """A JSON-RPC `tools/call` with the project's secret key; the tool's structured result."""
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "ask", "arguments": arguments}}  # fmt: skip
+            "params": {"name": tool, "arguments": arguments}}  # fmt: skip
     headers = {
         "Authorization": f"Bearer {secret_of(project)}",
         "Accept": "application/json, text/event-stream",
@@ -89,8 +96,7 @@ def mcp(server: LiveAsgiServer, project: Project, question: str) -> Said:
     }
     response = httpx.post(f"{server.url}/mcp/", json=call, headers=headers, timeout=120)
     assert response.status_code == 200, response.text
-    answer = response.json()["result"]["structuredContent"]
-    return answer["refused"], answer["answer"], answer["sources"]
+    return response.json()["result"]["structuredContent"]
 
 
 def _from_frames(frames: list[dict[str, Any]]) -> Said:
@@ -145,3 +151,17 @@ def test_a_curated_answer_serves_its_project_only_and_never_once_retired(door, c
     assert curated.answered_count == 1 and curated.last_answered_at is not None
     answered = Interaction.objects.filter(project=ours, refused=False).get()
     assert answered.sources[0]["curated"] is True
+
+
+def test_mcp_search_marks_a_curated_passage_and_drops_it_once_retired():
+    ours = plans_project("Acme")
+    theirs = plans_project("Other company")
+    curated = curated_answer_save(project=ours, phrasings=[CHEAPER], answer=ANSWER, url=LINK)
+    query = {"query": CHEAPER, "topic": "Billing"}
+    with LiveAsgiServer() as server:
+        found = mcp_tool(server, ours, "search_docs", query)
+        assert found["passages"][0]["curated"] is True
+        assert "next billing period" in found["passages"][0]["text"]
+        assert mcp_tool(server, theirs, "search_docs", query)["passages"] == []
+        curated_answer_retire(curated=curated)
+        assert mcp_tool(server, ours, "search_docs", query)["passages"] == []
