@@ -14,6 +14,7 @@ small greedy clustering."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -22,7 +23,7 @@ from django.db.models import Q
 from assistant.models import Project
 from feedback.clustering import DEFAULT_SIMILARITY, cluster_texts
 from feedback.content_similarity import OFF_TOPIC_SIMILARITY, nearest_similarities
-from feedback.models import BlindSpotMark
+from feedback.models import BlindSpotMark, Feedback
 from feedback.question_vectors import normalised, question_vectors
 from feedback.selectors import interactions_in
 
@@ -36,6 +37,8 @@ class Variant:
     refused: int = 0
     best: float | None = None
     last_asked: datetime | None = None
+    #: What visitors wrote with their votes on it, newest first.
+    comments: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,11 @@ class BlindSpotCluster:
         times = [v.last_asked for v in self.variants if v.last_asked is not None]
         return max(times) if times else None
 
+    @property
+    def comments(self) -> list[str]:
+        """Visitors' comments on its questions (a few, without repeats)."""
+        return list(dict.fromkeys(c for v in self.variants for c in v.comments))[:5]
+
 
 @dataclass(frozen=True, slots=True)
 class BlindSpotTopic:
@@ -114,19 +122,21 @@ def blind_spots(
     )
     rows = list(
         asked.order_by("-created_at").values_list(
-            "question", "topic", "best_relevance", "created_at", "refused"
+            "question", "topic", "best_relevance", "created_at", "refused", "pk"
         )[:limit]
     )
     if not rows:
         return BlindSpotReport(limit=limit)
     total = len(rows) if len(rows) < limit else asked.count()
+    comments = _comments(pk for *_, pk in rows)
     variants: dict[str, dict[str, Variant]] = {}
-    for question, topic, best, created_at, refused in rows:  # newest first
+    for question, topic, best, created_at, refused, pk in rows:  # newest first
         variant = variants.setdefault(topic, {}).setdefault(
             normalised(question), Variant(text=question.strip(), last_asked=created_at)
         )
         variant.times += 1
         variant.refused += int(refused)
+        variant.comments += comments.get(pk, [])
         if best is not None and (variant.best is None or best > variant.best):
             variant.best = best
     vectors = question_vectors(texts=[text for by_text in variants.values() for text in by_text])
@@ -153,6 +163,20 @@ def blind_spots(
         topics=gaps, off_topic=off_topic, hidden=hidden,
         clustered=len(rows), total=total, limit=limit,
     )  # fmt: skip
+
+
+def _comments(interaction_ids: Iterable[int]) -> dict[int, list[str]]:
+    """Visitors' comments on the logged answers, by interaction."""
+    found: dict[int, list[str]] = {}
+    rows = (
+        Feedback.objects.filter(interaction_id__in=list(interaction_ids))
+        .exclude(comment="")
+        .order_by("-updated_at")
+        .values_list("interaction_id", "comment")
+    )
+    for interaction_id, comment in rows:
+        found.setdefault(interaction_id, []).append(comment)
+    return found
 
 
 def _apply_marks(

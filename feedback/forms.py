@@ -119,3 +119,60 @@ class BlindSpotMarkForm(forms.Form):
     topic = forms.CharField(max_length=200, required=False, strip=False)
     text = _TextsField(required=False)
     state = forms.ChoiceField(choices=[("dismissed", "Dismiss"), ("resolved", "Resolved")])
+
+
+class CuratedAnswerForm(forms.Form):
+    """A curated answer as the lead writes it (ingestion/curated.py validates and stores it)."""
+
+    phrasings = forms.CharField(
+        label="Questions it answers", max_length=3000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="One phrasing a line: the visitor's words, and any other way to ask it.",
+    )  # fmt: skip
+    answer = forms.CharField(
+        label="Answer", max_length=8000, widget=forms.Textarea(attrs={"rows": 7}),
+        help_text="Markdown; links are kept. Visitors see it as an answer from the team.",
+    )  # fmt: skip
+    url = forms.CharField(
+        label="Link shown with it", max_length=1000, required=False,
+        help_text="Optional: the page a visitor can read more on (http or https).",
+    )  # fmt: skip
+    topic = forms.CharField(max_length=200, required=False)
+    rests_on = forms.MultipleChoiceField(
+        label="Sections it rests on", required=False, widget=forms.CheckboxSelectMultiple,
+        help_text="You are warned when a sync changes one of them.",
+    )  # fmt: skip
+    from_answer = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, sections: list[dict[str, str]] = (), **kwargs: Any) -> None:  # type: ignore[assignment]
+        super().__init__(*args, **kwargs)
+        field = cast(forms.MultipleChoiceField, self.fields["rests_on"])
+        field.choices = [(s["vector_id"], s["title"] or s["url"]) for s in sections]
+
+
+class AnswerCheckForm(forms.Form):
+    """A conversation kept as a check (feedback/checks.py validates and stores it)."""
+
+    question = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2}))
+    topic = forms.CharField(max_length=200, required=False)
+    expect = forms.ChoiceField(
+        label="It must be", widget=forms.RadioSelect,
+        choices=[("answered", "Answered"), ("refused", "Refused")],
+    )  # fmt: skip
+    cites = forms.CharField(
+        label="Citing", max_length=1000, required=False,
+        help_text="A source the answer must cite: part of its title, or its URL. Empty: any.",
+    )  # fmt: skip
+    facts = forms.CharField(
+        label="Key facts", max_length=2000, required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Words the answer must contain, one a line (e.g. “next billing period”).",
+    )  # fmt: skip
+    history = forms.JSONField(required=False, widget=forms.HiddenInput)
+    from_answer = forms.CharField(max_length=64, required=False, widget=forms.HiddenInput)
+
+    def clean_history(self) -> list[dict[str, str]]:
+        value = self.cleaned_data.get("history") or []
+        if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
+            raise forms.ValidationError("Not a conversation.")
+        return value

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from assistant.models import Project
@@ -14,6 +15,8 @@ class Source(models.Model):
         FILES = "files", "Files"
         SUPPORT = "support", "Support answers"
         MANUAL = "manual", "Manual entry"
+        #: Answers the team wrote in the console (see CuratedAnswer); one such source a project.
+        CURATED = "curated", "Curated answers"
 
     class Schedule(models.TextChoices):
         OFF = "off", "Off"
@@ -182,3 +185,48 @@ class SupportAnswer(models.Model):
 
     def __str__(self) -> str:
         return self.question[:80]
+
+
+class CuratedAnswer(models.Model):
+    """An answer the team wrote for questions the documents did not answer well: one or more
+    phrasings of the question and the answer (Markdown). While it is active it is one document of
+    the project's "Curated answers" source, embedded and reranked like any passage; retired, that
+    document is gone from the index and the row stays for the record."""
+
+    source = models.ForeignKey(Source, on_delete=models.CASCADE, related_name="curated_answers")
+    phrasings = models.JSONField(default=list)  # ["Can I switch to a cheaper plan ...?", ...]
+    answer = models.TextField()
+    #: The address shown with the answer ("" : none).
+    url = models.CharField(max_length=1000, blank=True)
+    #: The sections it rests on, as they were when it was written: [{"vector_id", "title",
+    #: "url"}]. A vector id is derived from the passage's text, so a section whose text a sync
+    #: changed no longer has a chunk with that id: the console warns.
+    rests_on = models.JSONField(default=list, blank=True)
+    topic = models.CharField(max_length=200, blank=True)
+    active = models.BooleanField(default=True)
+    #: How many answers cited it, and when last (written by the ask service).
+    answered_count = models.PositiveIntegerField(default=0)
+    last_answered_at = models.DateTimeField(null=True, blank=True)
+    #: The logged answer it was written from (an Interaction's answer_id), when any.
+    from_answer_id = models.CharField(max_length=64, blank=True)
+    written_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-active", "-updated_at"]
+
+    def __str__(self) -> str:
+        return self.question
+
+    @property
+    def question(self) -> str:
+        return self.phrasings[0] if self.phrasings else ""
+
+    @property
+    def external_id(self) -> str:
+        """Its document's id inside the curated source."""
+        return f"curated-{self.pk}"

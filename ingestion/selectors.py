@@ -165,7 +165,7 @@ def search_scope(*, project_id: int) -> SearchScope:
 
 
 def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
-    rows = Chunk.objects.filter(vector_id__in=list(ids)).select_related("document")
+    rows = Chunk.objects.filter(vector_id__in=list(ids)).select_related("document__source")
     return {
         row.vector_id: PassageChunk(
             id=row.vector_id,
@@ -176,6 +176,7 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
             document=str(row.document_id),
             ordinal=row.ordinal,
             kind=row.document.kind,
+            curated=row.document.source.kind == Source.Kind.CURATED,
         )
         for row in rows
     }
@@ -191,7 +192,9 @@ def following_chunks(chunks: Sequence[PassageChunk], *, depth: int = 3) -> list[
             places.update(range(chunk.ordinal + 1, chunk.ordinal + 1 + depth))
     if not wanted:
         return []
-    rows = Chunk.objects.filter(document_id__in={d for d, _ in wanted}).select_related("document")
+    rows = Chunk.objects.filter(document_id__in={d for d, _ in wanted}).select_related(
+        "document__source"
+    )
     rows = rows.filter(ordinal__in={o for places in wanted.values() for o in places})
     given = {c.id for c in chunks}
     found = [
@@ -199,6 +202,7 @@ def following_chunks(chunks: Sequence[PassageChunk], *, depth: int = 3) -> list[
             id=row.vector_id, text=row.text, title=row.title, url=row.url,
             source_id=row.document.source_id, document=str(row.document_id),
             ordinal=row.ordinal, kind=row.document.kind,
+            curated=row.document.source.kind == Source.Kind.CURATED,
         )
         for row in rows
         if row.ordinal in wanted.get((row.document_id, row.url), ()) and row.vector_id not in given

@@ -56,6 +56,8 @@ class SourceOutput(serializers.Serializer):
     title = serializers.CharField()
     url = serializers.CharField()
     relevance = serializers.FloatField(allow_null=True)
+    #: An answer the project's team wrote (a curated answer), shown as such.
+    curated = serializers.BooleanField(default=False)
 
 
 class RelatedOutput(serializers.Serializer):

@@ -41,6 +41,7 @@ class Passage:
     url: str
     relevance: float | None
     text: str
+    curated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,7 @@ def search(*, asked: RetrieveRequest, channel: str) -> SearchResult:
             url=c.chunk.url,
             relevance=None if c.relevance is None else round(c.relevance, 4),
             text=c.chunk.text,
+            curated=c.chunk.curated,
         )
         for c in kept
     ]

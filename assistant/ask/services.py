@@ -20,6 +20,7 @@ from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import related_pages
 from assistant.rag.types import SORRY, Question, Retrieval, Turn, Waiting
 from assistant.wiring import runtime
+from ingestion.curated import curated_answers_used
 from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
 
 logger = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ def sources_of(retrieval: Retrieval, answer: Answer | None = None) -> list[dict[
             "title": c.chunk.title,
             "url": c.chunk.url,
             "relevance": round(c.relevance, 4) if c.relevance is not None else None,
+            **({"curated": True} if c.chunk.curated else {}),
         }
         for number, c in enumerate(passages, start=1)
     ]
@@ -301,6 +303,11 @@ class _Log:
             refused = self.retrieval is not None and not self.retrieval.kept
         latency = {**(retrieval.timings_ms if retrieval else {}), **self.latency}
         latency["total_ms"] = _ms(elapsed)
+        if retrieval is not None and not refused and not self.error:
+            cited = self.answer.prompt.passages if self.answer and self.answer.prompt else ()
+            curated = [c.chunk.id for c in cited if c.chunk.curated]
+            if curated:
+                curated_answers_used(vector_ids=curated)
         return Interaction.objects.create(
             project=self.project,
             channel=self.channel,

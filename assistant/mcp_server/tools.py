@@ -42,6 +42,7 @@ class Passage(BaseModel):
     url: str = Field(description="Where to read it, with the anchor of its section.")
     relevance: float | None = Field(description="The cross-encoder's score, 0 to 1.")
     text: str
+    curated: bool = Field(default=False, description="An answer the project's team wrote.")
 
 
 class SearchResult(BaseModel):
@@ -57,6 +58,7 @@ class Source(BaseModel):
     title: str
     url: str
     relevance: float | None
+    curated: bool = Field(default=False, description="An answer the project's team wrote.")
 
 
 class Answer(BaseModel):

@@ -22,7 +22,7 @@ from assistant.rag.retrieval import Retriever, follow_up_query, gate, retrieval_
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
-FORMAT = 5
+FORMAT = 6
 
 
 def normalise(query: str) -> str:
@@ -129,6 +129,7 @@ def _stored(retrieval: Retrieval) -> dict[str, Any]:
             c.chunk.document,
             c.chunk.ordinal,
             c.chunk.kind,
+            c.chunk.curated,
         ]
         for c in retrieval.candidates
     ]
@@ -172,6 +173,7 @@ def _entry(stored: object) -> tuple[str, str, list[Candidate], object] | None:
                     document=str(document),
                     ordinal=int(ordinal),
                     kind=str(kind),
+                    curated=bool(curated),
                 ),
                 similarity=None if similarity is None else float(similarity),
                 relevance=None if relevance is None else float(relevance),
@@ -187,6 +189,7 @@ def _entry(stored: object) -> tuple[str, str, list[Candidate], object] | None:
                 document,
                 ordinal,
                 kind,
+                curated,
             ) in stored["candidates"]
         ]
     except (TypeError, ValueError):

@@ -124,14 +124,18 @@ def passage_text(chunk: Chunk) -> str:
 
 
 def gate(candidates: list[Candidate], settings: Settings) -> None:
-    """Mark the best candidates at or above the threshold as kept, at most `max_kept`."""
+    """Mark the best candidates at or above the threshold as kept, at most `max_kept`. A
+    curated answer (written by the team) that passes leads: it is kept first and put first."""
     for candidate in candidates:
         candidate.kept = False
     ranked = [
         c for c in candidates if c.relevance is not None and c.relevance >= settings.threshold
     ]
+    ranked.sort(key=lambda c: not c.chunk.curated)  # stable: otherwise best first
     for candidate in ranked[: settings.max_kept]:
         candidate.kept = True
+    if any(c.kept and c.chunk.curated for c in candidates):
+        candidates.sort(key=lambda c: not (c.kept and c.chunk.curated))
 
 
 def fuse(rankings: Sequence[Sequence[str]], *, k: int = RRF_K) -> list[str]:

@@ -48,6 +48,8 @@ class Chunk:
     #: The kind of page it was cut from: "" a guide, "reference", "changelog". A guide that
     #: answers as well is put first (retrieval.PAGE_KIND_PENALTY).
     kind: str = ""
+    #: An answer the project's team wrote (a curated answer): when it passes the gate it leads.
+    curated: bool = False
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from feedback import selectors
 from feedback.conversations import conversation_list, conversation_rows
+from feedback.curated import loop_counts
 from ingestion.selectors import sources_overview
 
 OVERVIEW_DAYS = 7
@@ -44,5 +45,6 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
             sources=sources,
             failed_sources=[s.name for s in sources if s.status == "failed"],
             conversations=conversation_rows(project=project, groups=latest),
+            loop=loop_counts(project=project),
         )
     return TemplateResponse(request, "console/overview.html", context)

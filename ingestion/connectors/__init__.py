@@ -31,4 +31,8 @@ def connector_for(source: Source) -> Connector:
         return ManualConnector(
             title=config.get("title") or source.name, text=config.get("text", "")
         )
+    if source.kind == Source.Kind.CURATED:
+        from ingestion.connectors.curated import CuratedConnector
+
+        return CuratedConnector(source=source)
     raise ConnectorError(f"Unknown source kind {source.kind!r}")

@@ -66,6 +66,8 @@ def source_new(request: HttpRequest, kind: str) -> HttpResponse:
 def source_edit(request: HttpRequest, pk: int) -> HttpResponse:
     source = get_object_or_404(Source.objects.select_related("project"), pk=pk)
     context = console_context(request, "sources")
+    if source.kind == Source.Kind.CURATED:  # its documents are written on their own page
+        return redirect(f"{reverse('console-curated')}?project={source.project_id}")
     form_class = FORMS[source.kind]
     extra = {"stored": source_files(source=source)} if form_class is FilesSourceForm else {}
     form = form_class(

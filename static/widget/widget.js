@@ -174,6 +174,7 @@
     ".copy{position:absolute;top:4px;right:4px;font-size:12px;background:var(--bg);border:1px solid var(--line);border-radius:6px;padding:2px 8px;cursor:pointer}" +
     ".a a{color:var(--link)}.refused .md{color:var(--muted);font-style:italic}" +
     ".src{font-size:13px;margin:6px 0 0;padding-left:20px;color:var(--muted)}" +
+    ".team{font-size:12px;font-weight:600;margin:0 0 4px;color:var(--link)}" +
     ".related{font-size:13px;margin:6px 0 0}.related p{margin:0;font-weight:600}.related ul{margin:2px 0 0;padding-left:20px}" +
     ".person{margin-top:8px;font-size:13px}.person form{display:flex;flex-wrap:wrap;gap:6px;align-items:center}" +
     ".person input{flex:1;min-width:150px;border:1px solid var(--line);border-radius:8px;padding:4px 8px;background:var(--bg)}" +
@@ -418,11 +419,20 @@
       var cited = {};
       (this.text.match(/\[(\d+)\]/g) || []).forEach(function (m) { cited[m.slice(1, -1)] = true; });
       var shown = this.sources.filter(function (s) { return cited[String(s.n)]; });
+      if (!shown.length) shown = this.sources;
+      // An answer the project's team wrote (a curated answer) says so, above the text.
+      if (shown.some(function (s) { return s.curated; })) {
+        this.node.insertBefore(el("p", "team", "Answer from the team"), this.md);
+      }
       var list = this.node.appendChild(el("ol", "src"));
       list.setAttribute("aria-label", "Sources");
-      (shown.length ? shown : this.sources).forEach(function (s) {
+      shown.forEach(function (s) {
         var li = list.appendChild(el("li"));
         li.value = s.n; // keeps the number the answer's [n] uses
+        if (s.curated) {
+          li.appendChild(safeLink(s.url, "Answer from the team") || el("span", "doc", "Answer from the team"));
+          return;
+        }
         li.appendChild(safeLink(s.url, s.title || s.url) || el("span", "doc", s.title + " (document)"));
       });
     }

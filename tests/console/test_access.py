@@ -31,20 +31,30 @@ ROUTES = [
     ("console-project-delete", "post", "project"), ("console-overview", "get", None),
     ("console-project-widget", "get", "project"), ("console-handoffs", "get", None),
     ("console-project-connect", "get", "project"), ("console-project-llms-txt", "post", "project"),
+    ("console-curated", "get", None), ("console-curated-write", "post", None),
+    ("console-curated-edit", "post", "curated"), ("console-curated-retire", "post", "curated"),
+    ("console-checks", "get", None), ("console-check-new", "post", None),
+    ("console-checks-run", "post", None), ("console-checks-threshold", "get", None),
+    ("console-check-delete", "post", "check"),
 ]  # fmt: skip
 
 
 @pytest.fixture
 def objects(db):  # noqa: ANN001, ANN201
     from assistant.models import Project
-    from feedback.models import BlindSpotMark
-    from ingestion.models import Document, Source
+    from feedback.models import AnswerCheck, BlindSpotMark
+    from ingestion.models import CuratedAnswer, Document, Source
 
     project = Project.objects.create(name="Access")
     source = Source.objects.create(project=project, kind="manual", name="Notes")
     document = Document.objects.create(source=source, external_id="x", title="X", content_hash="")
     mark = BlindSpotMark.objects.create(project=project, question="Q?", state="dismissed")
+    curated_source = Source.objects.create(project=project, kind="curated", name="Curated")
+    curated = CuratedAnswer.objects.create(source=curated_source, phrasings=["Q?"], answer="A.")
+    check = AnswerCheck.objects.create(project=project, question="Q?", expect="refused")
     return {
+        "curated": {"pk": curated.pk},
+        "check": {"pk": check.pk},
         "mark": {"pk": mark.pk},
         "project": {"pk": project.pk},
         "source": {"pk": source.pk},

@@ -76,8 +76,9 @@ def test_embeddings_are_cached_so_a_second_view_embeds_nothing(helpdesk):
     with CaptureQueriesContext(connection) as second:
         _report(helpdesk)
     assert not any("INSERT" in q["sql"] for q in second.captured_queries)
-    # The questions, their cached vectors, the project's sources, the admins' marks.
-    assert len(second.captured_queries) == 4
+    # The questions, visitors' comments on them, their cached vectors, the project's sources,
+    # the admins' marks.
+    assert len(second.captured_queries) == 5
 
 
 def test_only_the_most_recent_questions_are_clustered_and_the_page_says_so(staff_client, helpdesk):

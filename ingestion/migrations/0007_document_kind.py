@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("ingestion", "0005_document_suspected_injection"),
+        ("ingestion", "0006_curated_answers"),
     ]
 
     operations = [
