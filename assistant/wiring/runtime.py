@@ -142,6 +142,7 @@ def local_generator() -> LocalGenerator:
             batch=settings.ASKDOCS_LOCAL_BATCH,
             max_tokens=settings.ASKDOCS_LOCAL_MAX_TOKENS,
             first_token_timeout=settings.ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT,
+            between_tokens_timeout=settings.ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT,
             queue_limit=settings.ASKDOCS_LOCAL_QUEUE_LIMIT,
             cache_ram_mib=settings.ASKDOCS_LOCAL_PROMPT_CACHE_MIB,
         )
@@ -176,12 +177,17 @@ def generator_for(choice: str) -> Generator:
 
 
 def pipeline(
-    *, retriever: Retrieves, generator_choice: str, check_llm_answers: bool = False
+    *,
+    retriever: Retrieves,
+    generator_choice: str,
+    check_llm_answers: bool = False,
+    instructions: str = "",
 ) -> Pipeline:
     """The answer path as every door runs it. The answerability check always guards the
     extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
-    it the check is the project's choice (`Project.check_llm_answers`). When the LLM server
-    cannot start an answer, the extractive answerer (with the check) answers instead."""
+    it the check is the project's choice (`Project.check_llm_answers`). With an LLM, the
+    extractive answerer quotes first (with the check) and the written answer follows
+    (rag/written.py); `instructions` are the project's own notes for the LLM."""
     generator = generator_for(generator_choice)
     check = generator.id == ExtractiveGenerator.id or check_llm_answers
     return Pipeline(
@@ -190,6 +196,7 @@ def pipeline(
         answerability=answerability() if check else None,
         fallback=Fallback(extractive_generator(), answerability()),
         max_passages=settings.ASKDOCS_LOCAL_PASSAGES if generator_choice == "local" else 0,
+        instructions=instructions,
     )
 
 
