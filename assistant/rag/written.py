@@ -16,12 +16,16 @@ question still in the local model's line leaves it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from assistant.rag.grounding import Sentences, source_text, why_withheld
 from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
 from assistant.rag.types import SORRY, Cut, Part, Prompt, Unwritten, Waiting, Written
+
+#: How often a sentence being written is reported (`Waiting`) while its words are held.
+HEARTBEAT_SECONDS = 1.0
 
 if TYPE_CHECKING:
     from assistant.rag.answering import Answer, Fallback
@@ -94,6 +98,7 @@ def checked(
     source = source_text(c.chunk.text for c in prompt.passages)
     sentences = Sentences()
     said = 0
+    heard_at = time.monotonic()
 
     def judged(sentence: str) -> Iterator[Part]:
         nonlocal said
@@ -115,8 +120,8 @@ def checked(
     try:
         for part in parts:
             if isinstance(part, Waiting):
-                if not said:
-                    yield part
+                heard_at = time.monotonic()
+                yield part
                 continue
             if isinstance(part, Cut):
                 sentences.rest()  # an unfinished sentence is never shown
@@ -124,7 +129,14 @@ def checked(
                 return
             if not isinstance(part, str):
                 continue
-            for sentence in sentences.feed(part):
+            whole = sentences.feed(part)
+            if not whole and time.monotonic() - heard_at >= HEARTBEAT_SECONDS:
+                # A sentence is being written: say so now and then, which is also when
+                # whoever streams this may close it (a visitor who left stops the model).
+                heard_at = time.monotonic()
+                yield Waiting(ahead=0, read=1.0)
+            for sentence in whole:
+                heard_at = time.monotonic()
                 for out in judged(sentence):
                     yield out
                     if isinstance(out, Unwritten):
