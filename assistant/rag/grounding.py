@@ -18,7 +18,7 @@ from assistant.rag.injection import gives_instructions
 
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
 #: A sentence ends at . ! ? (and its citation markers) before white space, or at a line break.
-_END = re.compile(r"[.!?]['\")\]]?(?:\s*\[\d+\])*(?=\s)|(?:\s*\[\d+\])+(?=\s*\n)|\n")
+_END = re.compile(r"[.!?]['\")\]]?(?:\s*\[\d+\])*(?=\s)|(?:\s*\[\d+\])+(?=[ \t]*\n)|(?=\n)")
 
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
