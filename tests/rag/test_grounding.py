@@ -36,6 +36,10 @@ SOURCE = source_text([PASSAGE])
 
 def test_sentences_come_out_whole_with_their_citation():
     sentences = Sentences()
+    # A sentence ends only when the next has begun: its citation may still be on its way.
+    assert sentences.feed("Open Billing. ") == []
+    assert sentences.feed("[1] Then") == ["Open Billing. [1]"]
+    sentences.rest()
     said = sentences.feed("Refunds take 5 to ") + sentences.feed("10 days [1]. Then ")
     said += sentences.feed("open Billing [2].\n- one\n")
     assert said == ["Refunds take 5 to 10 days [1].", " Then open Billing [2].", "\n- one"]

@@ -113,8 +113,10 @@ class _Pace:
             self.seconds = 0.7 * self.seconds + 0.3 * seconds
 
     def wait_for(self, ahead: int) -> float:
+        """The expected wait behind `ahead` questions, the first of which is being answered
+        (half done, on average)."""
         with self._lock:
-            return ahead * self.seconds
+            return max(0.0, ahead - 0.5) * self.seconds
 
 
 class LocalModel:
