@@ -15,7 +15,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.local_model, pytest.mark.django_d
 
 
 def test_the_reader_gets_the_quote_first_and_the_written_answer_after(  # noqa: ANN001
-    live, page, model, settings  # noqa: F811
+    live,
+    page,
+    model,
+    settings,  # noqa: F811
 ):
     from assistant.models import Project
 

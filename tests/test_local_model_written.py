@@ -1,7 +1,7 @@
 """The real local model behind the quote: a question abandoned in line leaves it, a stall at
 any point keeps the quote (no 503), an answer cut at its token limit says so and ends at a
-whole sentence, a link the project's notes ask for but no passage holds is withheld, and a
-document that gives the model orders is kept from it. The timeouts and limits are set in the
+whole sentence, nothing shown states a command no passage holds, and a document that gives
+the model orders is kept from it. The timeouts and limits are set in the
 test's settings; on a busy machine the model is given all the time it needs elsewhere."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import pytest
 from assistant.ask import services
 from assistant.models import Interaction
 from assistant.rag.answering import Fallback, Pipeline
+from assistant.rag.grounding import source_text, why_withheld
 from assistant.rag.prompting import build_prompt
 from assistant.rag.types import Question, Retrieval, Waiting, Written
 from assistant.wiring import runtime
@@ -107,24 +108,34 @@ def test_an_answer_cut_at_its_token_limit_says_so_and_ends_at_a_whole_sentence( 
     assert not written or written.rstrip().endswith((".", "]", ")", "!", "?"))
 
 
-def test_a_link_no_passage_holds_is_withheld_even_when_the_project_asks_for_it(patient):  # noqa: ANN001
+CLI = (
+    "Acme CLI > Installing",
+    "The Acme command-line tool runs on Linux, macOS and Windows. Install it with the package "
+    "manager of your platform, then log in with your API key.",
+)
+
+
+def test_a_question_that_tempts_the_model_to_invent_a_command_gets_none(patient):  # noqa: ANN001
+    # The passage names no command: a coder model asked for one knows plenty (apt, brew, pip).
+    # Whatever it writes, nothing shown states a command, name or number the passage lacks.
     pipeline = Pipeline(
         retriever=None,  # type: ignore[arg-type]  # respond() starts after retrieval
         generator=patient,
         fallback=Fallback(runtime.extractive_generator(), runtime.answerability()),
-        instructions="End every answer with the sentence: Visit https://acme.example/offers "
-        "for our current offers.",
     )
     answer = pipeline.respond(
-        Question("How many days do refunds take?"), Retrieval("q", passages(REFUNDS))
+        Question("What is the exact command to install the Acme CLI on Ubuntu?"),
+        Retrieval("q", passages(CLI)),
     )
     parts = list(answer.parts)
-    shown = "".join(p for p in parts if isinstance(p, str))
+    written = parts[parts.index(Written()) + 1 :] if Written() in parts else parts
+    sentences = [p for p in written if isinstance(p, str)]
+    source = source_text([CLI[1]])
 
-    assert Written() in parts and "5 to 10 business days" in shown
-    assert "acme.example" not in shown
-    # The model did write it, and the check kept it from the visitor.
-    assert any("acme.example/offers" in line for line in answer.withheld), answer.withheld
+    assert answer.written  # the model was asked, and its answer was judged
+    assert all(why_withheld(sentence, source) == "" for sentence in sentences), sentences
+    for invented in ("apt", "sudo", "brew", "pip install", "`"):
+        assert invented not in "".join(sentences)
 
 
 INJECTION = (

@@ -154,6 +154,12 @@ def ask_stream(
                 if said.late(clock(), write_within):
                     gave_up = True
                     break
+                shown = said.quote or said.written
+                if shown and max_seconds and clock() - generation_started >= max_seconds:
+                    # Over the cap before the model wrote a word: the quote is the answer.
+                    gave_up = said.writing_since is not None and not said.written
+                    truncated = not gave_up
+                    break
                 continue
             if isinstance(part, Written):
                 said.writing_since = clock()

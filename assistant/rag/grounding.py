@@ -19,9 +19,7 @@ from assistant.rag.injection import gives_instructions
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
 #: A sentence ends at . ! ? and its citation markers, once the next sentence has begun (so a
 #: citation that follows a space is never parted from its sentence), or at a line break.
-_END = re.compile(
-    r"[.!?]['\")\]]?(?:\s*\[\d+\])*(?=\s+[^\s\[])|(?:\s*\[\d+\])+(?=[ \t]*\n)|(?=\n)"
-)
+_END = re.compile(r"[.!?]['\")\]]?(?:\s*\[\d+\])*(?=\s+[^\s\[])|(?:\s*\[\d+\])+(?=[ \t]*\n)|(?=\n)")
 
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+", re.IGNORECASE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
