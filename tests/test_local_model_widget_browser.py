@@ -14,12 +14,7 @@ from tests.test_widget_browser import ARTIFACTS, live, page, record_frames  # no
 pytestmark = [pytest.mark.browser, pytest.mark.local_model, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_reader_gets_the_quote_first_and_the_written_answer_after(  # noqa: ANN001
-    live,
-    page,
-    model,
-    settings,  # noqa: F811
-):
+def test_the_quote_comes_first_and_the_written_answer_after(live, page, model, settings):  # noqa: ANN001, F811
     from assistant.models import Project
 
     # Time enough for the model on a busy machine: this is about what the reader sees.
