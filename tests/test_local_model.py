@@ -147,9 +147,7 @@ def test_a_question_waits_its_turn_and_hears_its_place(model):  # noqa: ANN001
     assert next(second) == Waiting(ahead=1)
     first.close()  # its visitor left: the model stops, and the next one is answered
 
-    started = time.monotonic()
     parts = list(second)
-    assert time.monotonic() - started < 60
     assert any(isinstance(p, str) for p in parts)
     assert model.waiting == 0
 

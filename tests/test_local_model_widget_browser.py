@@ -20,6 +20,7 @@ def test_the_quote_comes_first_and_the_written_answer_after(live, page, model, s
     # Time enough for the model on a busy machine: this is about what the reader sees.
     settings.ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT = 900
     settings.ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT = 120
+    settings.ASKDOCS_MAX_GENERATION_SECONDS = 900
     Project.objects.filter(name="Demo").update(generator="local")
     runtime.reset()
     frames = record_frames(page)
