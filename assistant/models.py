@@ -17,6 +17,7 @@ from django.core.validators import (
 )
 from django.db import models
 
+from assistant.rag.prompting import MAX_INSTRUCTIONS_CHARS
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 from assistant.sealing import seal, unseal
 from assistant.wiring import outbound
@@ -132,6 +133,14 @@ class Project(models.Model):
         default=False,
         help_text="Refuse before calling Ollama or the local model when no sentence of the kept "
         "passages answers the question. Always on for the extractive answerer.",
+    )
+    custom_instructions = models.TextField(
+        "Custom instructions for the model",
+        blank=True,
+        max_length=MAX_INSTRUCTIONS_CHARS,
+        help_text="Tone and naming for written answers (Ollama or the local model), e.g. "
+        '"Call the product Acme Cloud. Address the reader as you." Added after the fixed rules, '
+        "which it cannot change: answers still come only from your sources, with citations.",
     )
     memory_threshold = models.FloatField(
         null=True,

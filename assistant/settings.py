@@ -274,7 +274,13 @@ ASKDOCS_LOCAL_PASSAGES = envint("ASKDOCS_LOCAL_PASSAGES", 3, minimum=1, maximum=
 # (a suggested question, the same page's visitors) is not read again; 0 turns it off.
 ASKDOCS_LOCAL_PROMPT_CACHE_MIB = envint("ASKDOCS_LOCAL_PROMPT_CACHE_MIB", 256, minimum=0)
 ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT = envfloat("ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT", 60.0, minimum=1)
+ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT = envfloat(
+    "ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT", 10.0, minimum=0.1
+)
 ASKDOCS_LOCAL_QUEUE_LIMIT = envint("ASKDOCS_LOCAL_QUEUE_LIMIT", 8, minimum=0)
+# A door that answers in one piece (REST, SMS) waits at most this long after the quote for a
+# model's written answer, then answers with the quote (docs/written-answers-under-load.md).
+ASKDOCS_WRITE_WITHIN = envfloat("ASKDOCS_WRITE_WITHIN", 30.0, minimum=0)
 ASKDOCS_OLLAMA_TIMEOUTS = {
     "connect": envfloat("OLLAMA_CONNECT_TIMEOUT", 2.0, minimum=0.1),
     "first_token": envfloat("OLLAMA_FIRST_TOKEN_TIMEOUT", 30.0, minimum=0.1),

@@ -49,6 +49,7 @@ def test_it_refuses_the_student_discount_question(client, demo):
         "answer_id": body["answer_id"], "answer": SORRY, "refused": True, "sources": [],
         "conversation_id": body["conversation_id"], "generator": "", "fallback": "",
         "related": [],  # nothing on the subject: no page is offered
+        "quote": "", "written": "", "truncated": False,
     }  # fmt: skip
     logged = Interaction.objects.get(answer_id=body["answer_id"])
     assert logged.refused and logged.generator == "" and logged.best_relevance < 0.5

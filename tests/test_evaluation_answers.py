@@ -65,7 +65,7 @@ def test_the_summary_averages_only_questions_that_have_each_score() -> None:
     assert report == {
         "answer_rougeL": 0.4, "oracle_rougeL": 0.7, "answer_cites_gold": 0.5,
         "answer_words": 20.0, "n_answers_scored": 2, "answerability_ms": {},
-        "generate_ms": {}, "fell_back": 0,
+        "generate_ms": {}, "fell_back": 0, "written_failed": 0, "written_sentences_withheld": 0,
     }  # fmt: skip
 
 

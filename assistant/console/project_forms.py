@@ -38,7 +38,8 @@ class ProjectForm(forms.ModelForm):
         model = Project
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
-            "generator", "check_llm_answers", "memory_threshold", "memory_learns_statements",
+            "generator", "check_llm_answers", "custom_instructions", "memory_threshold",
+            "memory_learns_statements",
             "sms_number", "contact_support", "contact_support_target",
         ]  # fmt: skip
         labels = {

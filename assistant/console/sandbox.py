@@ -21,7 +21,7 @@ from assistant.models import Project
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import RelatedPage, related_pages
-from assistant.rag.types import Prompt, Question, Turn, Waiting
+from assistant.rag.types import Part, Prompt, Question, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
 
@@ -105,6 +105,7 @@ def sandbox_run(
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
             sections=following_chunks,
+            instructions=project.custom_instructions,
         )
         scope = search_scope(project_id=project.id)
         runtime.index_seen(project_id=project.id, stamp=scope.stamp)
@@ -170,7 +171,7 @@ class UnknownStream(LookupError):
     """The token is unknown or expired (the page was left open for over ten minutes)."""
 
 
-def sandbox_answer_stream(*, token: str) -> Iterator[str | Waiting]:
+def sandbox_answer_stream(*, token: str) -> Iterator[Part]:
     """The answer to a prompt `sandbox_run` kept, as the generator writes it. Raises
     UnknownStream at once, or GeneratorUnavailable when the first token is asked for."""
     kept = cache.get(_CACHE_PREFIX + token) if len(token) == 32 else None

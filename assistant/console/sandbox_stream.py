@@ -18,7 +18,7 @@ from assistant.console.access import staff_required_async
 from assistant.console.sandbox import UnknownStream, sandbox_answer_stream
 from assistant.markdown import render
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Waiting
+from assistant.rag.types import Part, Waiting
 
 logger = logging.getLogger(__name__)
 _END = object()
@@ -28,12 +28,12 @@ def _event(name: str, data: dict[str, str]) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-def _next(tokens: Iterator[str | Waiting]) -> object:
+def _next(tokens: Iterator[Part]) -> object:
     return next(tokens, _END)
 
 
 async def _events(token: str) -> AsyncIterator[bytes]:
-    tokens: Iterator[str | Waiting] | None = None
+    tokens: Iterator[Part] | None = None
     try:
         tokens = await sync_to_async(sandbox_answer_stream)(token=token)
         parts: list[str] = []
@@ -42,8 +42,10 @@ async def _events(token: str) -> AsyncIterator[bytes]:
             if isinstance(part, Waiting):
                 yield _event("waiting", {"ahead": str(part.ahead), "read": f"{part.read:.2f}"})
                 continue
-            parts.append(str(part))
-            yield _event("token", {"text": str(part)})
+            if not isinstance(part, str):
+                continue  # the sandbox shows the model's own text, unchecked (a Cut ends it)
+            parts.append(part)
+            yield _event("token", {"text": part})
         yield _event("done", {"html": render("".join(parts))})
     except UnknownStream as exc:
         yield _event("error", {"message": str(exc)})

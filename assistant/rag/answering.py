@@ -1,35 +1,54 @@
 """The whole pipeline for one question: retrieve, gate, check that the kept passages hold an
-answer, and either refuse or generate. When the generator (an LLM server) cannot start, the
-answer falls back to quoting the passages, so a user whose passages were found still gets them."""
+answer, and either refuse or generate. With a model that writes, the quoted answer comes first
+and the written one follows (rag/written.py), so a user whose passages were found gets them
+whatever the model does."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assistant.rag.answerability import Answerability, Verdict
-from assistant.rag.ports import Generator, GeneratorUnavailable, Retrieves, SectionLookup
+from assistant.rag.injection import gives_instructions
+from assistant.rag.ports import Generator, Retrieves, SectionLookup
 from assistant.rag.prompting import build_prompt
 from assistant.rag.question_parts import question_parts
 from assistant.rag.retrieval import previous_question
-from assistant.rag.types import SORRY, Candidate, Prompt, Question, Retrieval, Settings, Waiting
+from assistant.rag.types import (
+    SORRY,
+    Candidate,
+    Part,
+    Prompt,
+    Question,
+    Retrieval,
+    Settings,
+    Written,
+)
+from assistant.rag.written import quote_then_write, write_alone
 
 
 @dataclass(slots=True)
 class Answer:
     """Retrieval is done; `parts` is consumed lazily by whoever streams the answer: text deltas,
-    and `Waiting` while a generator keeps the question waiting. Whoever only wants the text
-    reads `tokens` instead (one or the other, once)."""
+    `Waiting` while a generator keeps the question waiting, and with a model that writes, the
+    quote first and then `Written` and the written answer (rag/written.py). Whoever only wants
+    the text reads `tokens` instead (one or the other, once)."""
 
     retrieval: Retrieval
     prompt: Prompt | None
-    parts: Iterator[str | Waiting]
+    parts: Iterator[Part]
     generator_id: str
     #: What the answerability check said (None: it did not run, e.g. nothing was kept).
     verdict: Verdict | None = None
     #: Why another generator answered ("" when the chosen one did): set while `tokens` runs.
     fallback: str = ""
+    #: The quote comes first and a written answer follows (`Written` among the parts).
+    quote_first: bool = False
+    #: How the written answer ended: "complete", or an `Unwritten` reason ("" : none tried).
+    written: str = ""
+    #: Written sentences kept from the visitor by the grounding check, with the reason.
+    withheld: list[str] = field(default_factory=list)
 
     @property
     def refused_before_generation(self) -> bool:
@@ -37,7 +56,19 @@ class Answer:
 
     @property
     def tokens(self) -> Iterator[str]:
-        return (part for part in self.parts if isinstance(part, str))
+        """The answer's text: with a quote first, the written answer when it was completed,
+        else the quote (so this waits for the whole answer)."""
+        if not self.quote_first:
+            return (part for part in self.parts if isinstance(part, str))
+        quote: list[str] = []
+        written: list[str] = []
+        said = quote
+        for part in self.parts:
+            if isinstance(part, Written):
+                said = written
+            elif isinstance(part, str):
+                said.append(part)
+        return iter(written if self.written == "complete" else quote)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +90,7 @@ class Pipeline:
         fallback: Fallback | None = None,
         max_passages: int = 0,
         sections: SectionLookup | None = None,
+        instructions: str = "",
     ) -> None:
         self.retriever = retriever
         self.generator = generator
@@ -69,6 +101,8 @@ class Pipeline:
         self.max_passages = max_passages
         #: Reads the rest of a kept passage's section, so a quote can go on past its chunk.
         self.sections = sections
+        #: The project's own notes for a writing model (tone, product name), after the rules.
+        self.instructions = instructions
 
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
@@ -96,7 +130,15 @@ class Pipeline:
             if not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
-        prompt = build_prompt(question, kept[: self.max_passages or None])
+        fallback = self.fallback
+        writes = fallback is not None and fallback.generator.id != self.generator.id
+        passages = kept[: self.max_passages or None]
+        if writes:
+            # Text that gives orders to an assistant is data nobody should obey: a model would.
+            passages = [c for c in passages if not gives_instructions(c.chunk.text)]
+            if not passages:
+                return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
+        prompt = build_prompt(question, passages, instructions=self.instructions)
         if self.sections is not None:
             following = self.sections([c.chunk for c in prompt.passages])
             prompt = replace(prompt, following=tuple(following))
@@ -106,8 +148,13 @@ class Pipeline:
             prompt = arrange(prompt)
         answer = Answer(retrieval, prompt, iter(()), self.generator.id, verdict=verdict)
         parts = self.generator.stream(prompt)
-        if self.fallback is not None and self.fallback.generator.id != self.generator.id:
-            parts = self._or_fallback(answer, question, kept, prompt, parts, self.fallback)
+        if writes:
+            assert fallback is not None
+            if answer.verdict is None:
+                answer.verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
+            answer.quote_first = answer.verdict.answerable
+            respond = quote_then_write if answer.quote_first else write_alone
+            parts = respond(answer, prompt, parts, fallback)
         answer.parts = parts
         return answer
 
@@ -159,45 +206,6 @@ class Pipeline:
             if judged.answerable:
                 return replace(judged, ms=spent)
         return replace(verdict, ms=spent)
-
-    @staticmethod
-    def _or_fallback(
-        answer: Answer,
-        question: Question,
-        kept: Sequence[Candidate],
-        prompt: Prompt,
-        parts: Iterator[str | Waiting],
-        fallback: Fallback,
-    ) -> Iterator[str | Waiting]:
-        """The generator's parts; if it fails before its first text (unreachable, or over its
-        time budget while the question waited), the fallback's, from the same passages. (A
-        failure after the first text stays a failure: half an answer from one generator and
-        the rest from another would read as one answer.)"""
-        try:
-            try:
-                while isinstance(first := next(parts), Waiting):
-                    yield first
-            except StopIteration:
-                return
-            except GeneratorUnavailable as exc:
-                answer.fallback = f"{answer.generator_id} unavailable: {exc}"[:200]
-                answer.generator_id = fallback.generator.id
-                if answer.verdict is None:
-                    answer.verdict = fallback.answerability.judge(
-                        question, kept, answer.retrieval.candidates
-                    )
-                if not answer.verdict.answerable:
-                    yield SORRY
-                    return
-                yield from fallback.generator.stream(prompt)
-                return
-            yield first
-            yield from parts
-        finally:
-            # Closed early (a closed socket): the generator's own work stops with its stream.
-            close = getattr(parts, "close", None)
-            if close is not None:
-                close()
 
 
 def is_refusal(text: str) -> bool:

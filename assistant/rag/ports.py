@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
-from assistant.rag.types import Chunk, Prompt, Question, Retrieval, Settings, Waiting
+from assistant.rag.types import Chunk, Part, Prompt, Question, Retrieval, Settings
 
 
 class Embedder(Protocol):
@@ -77,16 +77,22 @@ class ChunkLookup(Protocol):
 class Generator(Protocol):
     id: str
 
-    def stream(self, prompt: Prompt) -> Iterator[str | Waiting]:
-        """Yield text deltas, and `Waiting` while the answer has not started (a generator that
+    def stream(self, prompt: Prompt) -> Iterator[Part]:
+        """Yield text deltas, `Waiting` while the answer has not started (a generator that
         can keep a question waiting says so at least every few seconds, which is also when
         the consumer gets the chance to close it). Closing the iterator must stop the work
-        upstream. Raising GeneratorUnavailable means: tell the user kindly."""
+        upstream. `Cut` last when the answer stopped at its length limit. Raising
+        GeneratorUnavailable means: tell the user kindly."""
         ...
 
 
 class GeneratorUnavailable(RuntimeError):
     """The generator (e.g. an Ollama server) cannot answer now; the message is for logs."""
+
+
+class GeneratorBusy(GeneratorUnavailable):
+    """The generator could not start this answer in time: the questions ahead of it take
+    longer than it may wait. Said at once, before the question joins any line."""
 
 
 class RetrievalCache(Protocol):

@@ -130,6 +130,34 @@ class Waiting:
 
 
 @dataclass(frozen=True, slots=True)
+class Cut:
+    """What a generator yields when it stopped because its answer reached its length limit
+    (not at an end it chose): the words after the last full sentence are an unfinished
+    thought, and whoever shows the answer says that it was cut."""
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """In an answer's parts: the quoted answer has been said (every text part before this),
+    and the model's written answer follows (every text part after it). The quote stands until
+    the written answer is complete: the model may still stall, be busy or be withheld."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unwritten:
+    """In an answer's parts: the written answer ended before it was complete, and why
+    (`busy`, `unavailable`, `refused`, `ungrounded`, `cut`, `late`). The quote stands; text
+    already written stays as it was (whole sentences)."""
+
+    reason: str
+    detail: str = ""
+
+
+#: One part of an answer as it streams.
+Part = str | Waiting | Cut | Written | Unwritten
+
+
+@dataclass(frozen=True, slots=True)
 class Prompt:
     """Everything a generator may use. LLMs read system + messages; the extractive
     generator reads question + passages directly."""

@@ -26,7 +26,7 @@ from assistant.rag.ports import (
 from assistant.rag.retrieval import Retriever
 
 if TYPE_CHECKING:
-    from assistant.wiring.adapters.local_llm import LocalGenerator
+    from assistant.wiring.adapters.local_llm import LocalGenerator, LocalModel
     from assistant.wiring.adapters.ollama import OllamaGenerator
 
 # Adapters are imported inside the factories: onnxruntime and chromadb take a second to
@@ -136,24 +136,36 @@ def ollama_generator() -> OllamaGenerator:
 
 @cache
 def local_generator() -> LocalGenerator:
-    """The local model: one per process, loaded on its first question."""
+    """The local model: one per process, loaded on its first question. A reset (new settings:
+    timeouts, the line's bounds) builds a new generator around the model already loaded."""
     from assistant.wiring.adapters.gguf_files import expected_sha256
-    from assistant.wiring.adapters.local_llm import LocalGenerator, LocalModelSettings
+    from assistant.wiring.adapters.local_llm import LocalGenerator, LocalModel, LocalModelSettings
 
     path = settings.ASKDOCS_LOCAL_MODEL
-    return LocalGenerator(
-        LocalModelSettings(
-            path=path,
-            sha256=expected_sha256(path, settings.ASKDOCS_LOCAL_MODEL_SHA256),
-            threads=settings.ASKDOCS_LOCAL_THREADS,
-            context=settings.ASKDOCS_LOCAL_CONTEXT,
-            batch=settings.ASKDOCS_LOCAL_BATCH,
-            max_tokens=settings.ASKDOCS_LOCAL_MAX_TOKENS,
-            first_token_timeout=settings.ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT,
-            queue_limit=settings.ASKDOCS_LOCAL_QUEUE_LIMIT,
-            cache_ram_mib=settings.ASKDOCS_LOCAL_PROMPT_CACHE_MIB,
-        )
+    chosen = LocalModelSettings(
+        path=path,
+        sha256=expected_sha256(path, settings.ASKDOCS_LOCAL_MODEL_SHA256),
+        threads=settings.ASKDOCS_LOCAL_THREADS,
+        context=settings.ASKDOCS_LOCAL_CONTEXT,
+        batch=settings.ASKDOCS_LOCAL_BATCH,
+        max_tokens=settings.ASKDOCS_LOCAL_MAX_TOKENS,
+        first_token_timeout=settings.ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT,
+        between_tokens_timeout=settings.ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT,
+        queue_limit=settings.ASKDOCS_LOCAL_QUEUE_LIMIT,
+        cache_ram_mib=settings.ASKDOCS_LOCAL_PROMPT_CACHE_MIB,
     )
+    # What loading depends on: the file and how llama.cpp runs it.
+    loaded_as = (path, chosen.sha256, chosen.threads, chosen.context, chosen.batch,
+                 chosen.cache_ram_mib)  # fmt: skip
+    with _lock:
+        model = _local_models.get(loaded_as)
+        if model is None:
+            model = _local_models[loaded_as] = LocalModel(chosen)
+    return LocalGenerator(chosen, model=model)
+
+
+#: Local models loaded in this process (1 GB each): kept across resets.
+_local_models: dict[tuple[object, ...], LocalModel] = {}
 
 
 def local_model_problem() -> str:
@@ -189,12 +201,14 @@ def pipeline(
     generator_choice: str,
     check_llm_answers: bool = False,
     sections: SectionLookup | None = None,
+    instructions: str = "",
 ) -> Pipeline:
     """The answer path as every door runs it. The answerability check always guards the
     extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
-    it the check is the project's choice (`Project.check_llm_answers`). When the LLM server
-    cannot start an answer, the extractive answerer (with the check) answers instead.
-    `sections` reads the rest of a kept passage's section (ingestion's selector)."""
+    it the check is the project's choice (`Project.check_llm_answers`). With an LLM, the
+    extractive answerer quotes first (with the check) and the written answer follows
+    (rag/written.py); `instructions` are the project's own notes for the LLM. `sections`
+    reads the rest of a kept passage's section (ingestion's selector)."""
     generator = generator_for(generator_choice)
     check = generator.id == ExtractiveGenerator.id or check_llm_answers
     return Pipeline(
@@ -204,6 +218,7 @@ def pipeline(
         fallback=Fallback(extractive_generator(), answerability()),
         max_passages=settings.ASKDOCS_LOCAL_PASSAGES if generator_choice == "local" else 0,
         sections=sections,
+        instructions=instructions,
     )
 
 

@@ -192,7 +192,8 @@
     ".chip:hover,.chip:focus-visible{border-color:var(--c);background:var(--soft)}" +
     ".fb button[aria-pressed=true]{border-color:var(--c);background:var(--soft)}" +
     ".fb form{display:flex;gap:6px;width:100%;scroll-margin:12px}.fb form button{line-height:1.5}.fb textarea{flex:1;min-height:34px;border:1px solid var(--line);border-radius:8px;padding:4px 8px;background:var(--bg)}" +
-    ".err{color:var(--err);margin:6px 0}.status{min-height:20px;padding:0 14px;font-size:13px;color:var(--muted)}" +
+    ".err{color:var(--err);margin:6px 0}.a .label{margin:2px 0;font-size:12px;font-weight:600;color:var(--muted)}" +
+    ".a .written{margin-top:8px}.a .note{margin:6px 0;font-size:13px;color:var(--muted);font-style:italic}.status{min-height:20px;padding:0 14px;font-size:13px;color:var(--muted)}" +
     "form.ask{display:flex;align-items:flex-end;gap:8px;padding:10px 14px 14px;border-top:1px solid var(--line)}" +
     "form.ask textarea{flex:1;resize:none;border:1px solid var(--line);border-radius:10px;padding:8px 10px;height:44px;max-height:160px;overflow-y:auto;background:var(--bg)}" +
     ".send{background:var(--c);color:#fff;border:0;border-radius:10px;padding:0 16px;height:44px;font-weight:600;cursor:pointer}" +
@@ -374,14 +375,23 @@
     this.node = log.appendChild(el("div", "a"));
     this.md = this.node.appendChild(el("div", "md"));
     this.queued = false;
+    // With a model that writes: the quote comes first, then the written answer (wtext).
+    this.wmd = null;
+    this.wtext = "";
     scrollDown();
   }
   Answer.prototype.frame = function (f) {
     if (f.type === "sources") this.sources = f.sources || [];
-    else if (f.type === "waiting") setStatus(waitingText(f));
+    else if (f.type === "waiting") setStatus((this.wmd ? "The quote above is from the docs. " : "") + waitingText(f));
+    else if (f.type === "written") this.startWriting();
     else if (f.type === "token") {
-      if (!this.text) setStatus("");
-      this.text += f.text;
+      if (this.wmd) {
+        if (!this.wtext) { setStatus(""); this.wmd.hidden = false; }
+        this.wtext += f.text;
+      } else {
+        if (!this.text) setStatus("");
+        this.text += f.text;
+      }
       this.paint();
     } else if (f.type === "done") this.done(f);
     else if (f.type === "error") this.fail(f);
@@ -393,8 +403,18 @@
     requestAnimationFrame(function () {
       self.queued = false;
       self.md.replaceChildren(markdown(self.text, self.sources));
+      if (self.wmd) self.wmd.lastChild.replaceChildren(markdown(self.wtext, self.sources));
       scrollDown();
     });
+  };
+  // The quote has been said; the assistant's written answer follows it, under its own label.
+  Answer.prototype.startWriting = function () {
+    this.md.parentNode.insertBefore(el("p", "label", "Quoted from the docs"), this.md);
+    this.wmd = this.node.appendChild(el("div", "written"));
+    this.wmd.hidden = true;
+    this.wmd.appendChild(el("p", "label", "In the assistant's words"));
+    this.wmd.appendChild(el("div", "md"));
+    setStatus("The quote above is from the docs. Writing an answer\u2026");
   };
   Answer.prototype.done = function (f) {
     conversation = f.conversation_id || conversation;
@@ -402,13 +422,28 @@
     this.id = f.answer_id;
     this.related = f.related || [];
     this.show(!!f.refused);
+    // Never cut silently: say so when the answer stopped short, or the written one never came.
+    if (f.truncated) this.note("This answer was cut short: it ends at its last full sentence.");
+    else if (this.wmd && !this.wtext && NOT_WRITTEN[f.written]) this.note(NOT_WRITTEN[f.written]);
+    if (this.wtext) this.text = this.text + "\n\n" + this.wtext;
     remember(this);
     finish();
+  };
+  Answer.prototype.note = function (words) {
+    var line = this.node.insertBefore(el("p", "note", words), this.node.querySelector(".src"));
+    line.setAttribute("role", "note");
+  };
+  var NOT_WRITTEN = {
+    busy: "The assistant is busy, so you get the quote from the docs right away.",
+    late: "A written answer was not ready in time; the quote from the docs is the answer.",
+    unavailable: "A written answer is not available right now; the quote from the docs is the answer.",
+    cut: "The written answer was cut short, so only the quote from the docs is shown.",
   };
   // A finished answer: streamed just now, or restored from the visitor's session.
   Answer.prototype.show = function (refused) {
     this.refused = refused;
     this.md.replaceChildren(markdown(this.text || SORRY, this.sources));
+    if (this.wmd) this.wmd.lastChild.replaceChildren(markdown(this.wtext, this.sources));
     if (refused) {
       this.node.classList.add("refused");
       this.showRelated();
@@ -417,7 +452,7 @@
       // The sources the answer cites ([n]); all of them when it cites none (an LLM that
       // answered without markers). A passage that was found but not used is not a source.
       var cited = {};
-      (this.text.match(/\[(\d+)\]/g) || []).forEach(function (m) { cited[m.slice(1, -1)] = true; });
+      ((this.text + this.wtext).match(/\[(\d+)\]/g) || []).forEach(function (m) { cited[m.slice(1, -1)] = true; });
       var shown = this.sources.filter(function (s) { return cited[String(s.n)]; });
       if (!shown.length) shown = this.sources;
       // An answer the project's team wrote (a curated answer) says so, above the text.

@@ -122,3 +122,22 @@ def test_the_memory_settings_are_saved_and_an_empty_threshold_means_the_calibrat
     staff_client.post(url, form_data(shop, memory_threshold=""))
     shop.refresh_from_db()
     assert shop.memory_threshold is None and not shop.memory_learns_statements
+
+
+def test_custom_instructions_are_saved_within_their_bound_and_reach_the_prompt_after_the_rules(
+    staff_client, shop
+):
+    from assistant.rag.prompting import MAX_INSTRUCTIONS_CHARS, build_prompt
+    from assistant.rag.types import Question
+
+    url = f"/admin/projects/{shop.pk}/"
+    too_long = "x" * (MAX_INSTRUCTIONS_CHARS + 1)
+    response = staff_client.post(url, form_data(shop, custom_instructions=too_long))
+    assert response.status_code == 200 and b"at most" in response.content
+    staff_client.post(url, form_data(shop, custom_instructions="Call the product Shopfront."))
+    shop.refresh_from_db()
+    assert shop.custom_instructions == "Call the product Shopfront."
+
+    system = build_prompt(Question("q"), [], instructions=shop.custom_instructions).system
+    assert system.index("Call the product Shopfront.") > system.index("Never answer from")
+    assert "never change the rules above" in system

@@ -212,6 +212,7 @@ def test_with_an_llm_the_sandbox_shows_the_texts_given_to_it_and_the_prompt(
     demo.generator = "ollama"
     demo.save()
     settings.OLLAMA_HOST = fake_ollama.url
+    fake_ollama.tokens = ["Ask for a refund ", "within 30 days [1]."]
     runtime.reset()
     try:
         html = staff_client.get("/admin/sandbox/", {**MONEY_BACK, "project": demo.pk}).content

@@ -14,7 +14,7 @@ import pytest
 
 from assistant.rag import ports
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Prompt, Question, Turn
+from assistant.rag.types import Cut, Prompt, Question, Turn
 from assistant.wiring.adapters.ollama import OllamaEmbedder, OllamaGenerator
 from assistant.wiring.resilience import Resilience, UpstreamUnavailable, reset_circuits
 from tests.fake_ollama import FakeOllama, unused_url
@@ -97,7 +97,8 @@ def test_it_bounds_the_answer_length(fake_ollama: FakeOllama) -> None:
     fake_ollama.tokens = ["one", " two", " three", " four"]
     llm = generator(fake_ollama.url, num_predict=2, options={"temperature": 0.1})
 
-    assert list(llm.stream(make_prompt())) == ["one", " two"]
+    # The server stopped at the limit, not at an end it chose: the stream says it was cut.
+    assert list(llm.stream(make_prompt())) == ["one", " two", Cut()]
     options = fake_ollama.requests[-1].body["options"]
     assert options == {"num_predict": 2, "temperature": 0.1}
 

@@ -161,6 +161,8 @@ def ollama_llm(settings) -> Iterator[FakeOllama]:  # noqa: ANN001
     from assistant.wiring import runtime
 
     with FakeOllama() as server:
+        # A sentence the field manual backs: a written answer is checked against its passages.
+        server.tokens = ["Change the oil ", "every 250 running hours [1]."]
         settings.OLLAMA_HOST = server.url
         runtime.ollama_generator.cache_clear()
         resilience.reset_circuits()

@@ -57,7 +57,7 @@ def test_a_follow_up_carries_the_conversation_into_the_prompt_until_reset(
     field_project.save()
 
     [first] = twiml_messages(webhook.post(OIL))
-    assert first.startswith("The answer is 42.")
+    assert first.startswith("Change the oil every 250 running hours.")
     follow_up = "And how long must the generator cool before an oil change?"
     twiml_messages(webhook.post(follow_up))
     asked = Interaction.objects.filter(question=follow_up).get()
@@ -65,7 +65,7 @@ def test_a_follow_up_carries_the_conversation_into_the_prompt_until_reset(
     assert (asked.query_form, asked.retrieval_query) == ("question", follow_up)
     assert chats(ollama_llm)[-1][1:] == [
         {"role": "user", "content": OIL},
-        {"role": "assistant", "content": "The answer is 42."},
+        {"role": "assistant", "content": "Change the oil every 250 running hours [1]."},
         {"role": "user", "content": f"{follow_up}\n\n{REMINDER}"},
     ]
 
@@ -132,7 +132,8 @@ def test_a_slow_answer_is_acknowledged_at_once_then_sent_through_the_rest_api(
 
     [sent] = twilio.wait_for_messages(1)
     assert sent["To"] == CALLER and sent["From"] == FIELD_NUMBER
-    assert sent["Body"].startswith("The answer is 42. " + DOCS_URL + "generator-oil")
+    written = "Change the oil every 250 running hours. "
+    assert sent["Body"].startswith(written + DOCS_URL + "generator-oil")
     wait_until(lambda: SmsMessage.objects.get().status != "sending")
     message = SmsMessage.objects.get()
     assert (message.delivery, message.status, message.reply_sid) == ("rest", "replied", sent["sid"])

@@ -59,7 +59,8 @@ def test_a_slow_answer_is_sent_by_a_real_celery_worker(
 
     [sent] = twilio.wait_for_messages(1, timeout=120)
     assert sent["To"] == CALLER
-    assert sent["Body"].startswith("The answer is 42. " + DOCS_URL + "generator-oil")
+    written = "Change the oil every 250 running hours. "
+    assert sent["Body"].startswith(written + DOCS_URL + "generator-oil")
     wait_until(lambda: SmsMessage.objects.get().status == "replied", timeout=30)
     message = SmsMessage.objects.get()
     assert (message.delivery, message.reply_sid) == ("rest", sent["sid"])

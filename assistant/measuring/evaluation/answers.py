@@ -23,8 +23,8 @@ from assistant.measuring.evaluation.metrics import median_p95
 from assistant.measuring.evaluation.runner import AnswerStep
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.extractive import split_units
-from assistant.rag.ports import Retrieves, SectionLookup
-from assistant.rag.types import Candidate, Question, Retrieval
+from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
+from assistant.rag.types import SORRY, Candidate, Question, Retrieval
 
 ORACLE_SENTENCES = 3
 _MARKER = re.compile(r"\s*\[(\d+)\]")
@@ -138,7 +138,11 @@ def answer_outcome(
     answer = pipeline.respond(question, retrieval)
     retrieval = answer.retrieval
     started = time.perf_counter()
-    text = "".join(answer.tokens)
+    try:
+        text = "".join(answer.tokens)
+    except GeneratorUnavailable as exc:
+        # A pipeline without a quote to fall back on: the generation failed, count it, go on.
+        text, answer.written, answer.fallback = SORRY, "unavailable", str(exc)[:200]
     refused = is_refusal(text)
     outcome: dict[str, Any] = {"answered" if query.answerable else "refused": (
         not refused if query.answerable else refused)}  # fmt: skip
@@ -164,6 +168,11 @@ def answer_outcome(
         ]
     if answer.fallback:
         outcome["fallback"] = answer.fallback
+    if answer.written:
+        # How a model's written answer ended ("complete", or why the quote stood instead).
+        outcome["written"] = answer.written
+    if answer.withheld:
+        outcome["withheld"] = list(answer.withheld)
     if answer.prompt is not None:
         outcome["generate_ms"] = round((time.perf_counter() - started) * 1000, 1)
     verdict = getattr(answer, "verdict", None)
@@ -193,6 +202,10 @@ def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:
     report["generate_ms"] = median_p95([o["generate_ms"] for o in outcomes
                                         if "generate_ms" in o])  # fmt: skip
     report["fell_back"] = sum(1 for o in outcomes if o.get("fallback"))
+    report["written_failed"] = sum(
+        1 for o in outcomes if o.get("written") not in (None, "complete", "refused")
+    )
+    report["written_sentences_withheld"] = sum(len(o.get("withheld", ())) for o in outcomes)
     report["answerability_ms"] = median_p95([o["answerability_ms"] for o in outcomes
                                              if "answerability_ms" in o])  # fmt: skip
     return report

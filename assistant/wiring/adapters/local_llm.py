@@ -5,8 +5,10 @@ model answers one question at a time: on two cores, two prompts read side by sid
 as one after the other, and both visitors would wait for the slower one. So questions queue in
 arrival order (`_Line`), each told how many are ahead of it (`Waiting`), and then how much of
 its prompt the model has read. The wait counts against a time budget: a question whose answer
-has not started within it gets GeneratorUnavailable, and the pipeline quotes the passages
-instead, as when an Ollama server is down.
+has not started within it gets GeneratorUnavailable, and the visitor keeps the quote the
+pipeline gave first (rag/written.py). The line is bounded by what the hardware answers in
+time: from how long recent answers held the model, a question that would wait longer than the
+budget is told GeneratorBusy at once, instead of after a minute in line.
 
 xllamacpp runs llama.cpp's own server loop; a request is a blocking call that hands each
 streamed chunk to a callback, and stops when the callback returns True. The call runs on a
@@ -30,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Prompt, Waiting
+from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
+from assistant.rag.types import Cut, Part, Prompt, Waiting
 from assistant.wiring.adapters.gguf_files import LocalModelError, verify_model_file
 
 logger = logging.getLogger(__name__)
@@ -51,6 +53,9 @@ class LocalModelSettings:
     first_token_timeout: float = 60.0
     between_tokens_timeout: float = 10.0
     queue_limit: int = 8
+    #: Until answers were timed here: how long one holds the model (s). Two cores, ~300
+    #: prompt tokens at 26/s and ~120 answer tokens at 12/s.
+    expected_answer_seconds: float = 20.0
     #: llama.cpp's prompt cache in RAM (MiB): earlier prompts' states, so the shared start of
     #: the next prompt (the rules) is not read again.
     cache_ram_mib: int = 256
@@ -93,6 +98,25 @@ class _Line:
     def __len__(self) -> int:
         with self._changed:
             return len(self._tickets)
+
+
+class _Pace:
+    """How long an answer holds the model, from the last ones (a moving average): the line
+    admits a question only when the answers ahead of it should be done within its budget."""
+
+    def __init__(self, first_guess: float) -> None:
+        self.seconds = first_guess
+        self._lock = threading.Lock()
+
+    def record(self, seconds: float) -> None:
+        with self._lock:
+            self.seconds = 0.7 * self.seconds + 0.3 * seconds
+
+    def wait_for(self, ahead: int) -> float:
+        """The expected wait behind `ahead` questions, the first of which is being answered
+        (half done, on average)."""
+        with self._lock:
+            return max(0.0, ahead - 0.5) * self.seconds
 
 
 class LocalModel:
@@ -188,6 +212,7 @@ class LocalGenerator:
         self.model = model or LocalModel(settings)
         self.id = f"local:{settings.path.stem}"
         self._line = _Line()
+        self.pace = _Pace(settings.expected_answer_seconds)
         #: llama.cpp's own figures for the last answer it finished (prompt and answer tokens,
         #: tokens a second, tokens read from its prompt cache), for `bench`.
         self.last_timings: dict[str, float] = {}
@@ -197,12 +222,18 @@ class LocalGenerator:
         """Questions in line, the one being answered included."""
         return len(self._line)
 
-    def stream(self, prompt: Prompt) -> Generator[str | Waiting, None, None]:
+    def stream(self, prompt: Prompt) -> Generator[Part, None, None]:
         started = time.monotonic()
         deadline = started + self.settings.first_token_timeout
+        expected = self.pace.wait_for(len(self._line))
+        if expected > self.settings.first_token_timeout:
+            raise GeneratorBusy(
+                f"local model busy: {len(self._line)} questions ahead, about {expected:.0f} s, "
+                f"more than the {self.settings.first_token_timeout:g} s an answer may wait"
+            )
         ticket = self._line.join(self.settings.queue_limit)
         if ticket is None:
-            raise GeneratorUnavailable(
+            raise GeneratorBusy(
                 f"local model busy: {self.settings.queue_limit} questions already waiting"
             )
         handed_over = False
@@ -217,7 +248,13 @@ class LocalGenerator:
                     )
                 ahead = self._line.wait_turn(ticket, HEARTBEAT_SECONDS)
             server = self.model.server()
-            run = _Run(server, self._request(prompt), on_end=lambda: self._line.leave(ticket))
+            began = time.monotonic()
+
+            def on_end() -> None:
+                self.pace.record(time.monotonic() - began)
+                self._line.leave(ticket)
+
+            run = _Run(server, self._request(prompt), on_end=on_end)
             handed_over = True  # the run leaves the line when llama.cpp has let go
             yield from self._read(run, deadline)
         finally:
@@ -236,7 +273,7 @@ class LocalGenerator:
             "return_progress": True,
         }
 
-    def _read(self, run: _Run, deadline: float) -> Iterator[str | Waiting]:
+    def _read(self, run: _Run, deadline: float) -> Iterator[Part]:
         written = 0
         read = 0.0
         try:
@@ -259,13 +296,14 @@ class LocalGenerator:
                     raise GeneratorUnavailable(f"local model: {chunk['error']}")
                 if "timings" in chunk:
                     self.last_timings = chunk["timings"]
-                text = "".join(
-                    (choice.get("delta") or {}).get("content") or ""
-                    for choice in chunk.get("choices", ())
-                )
+                choices = chunk.get("choices", ())
+                text = "".join((c.get("delta") or {}).get("content") or "" for c in choices)
                 if text:
                     written += 1
                     yield text
+                if any(c.get("finish_reason") == "length" for c in choices):
+                    yield Cut()
+                if text:
                     continue
                 if written:
                     continue

@@ -18,7 +18,7 @@ import httpx
 import ollama
 
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.types import Prompt
+from assistant.rag.types import Cut, Prompt
 from assistant.wiring.resilience import Resilience, UpstreamUnavailable, describe, is_transient
 
 NOMIC_QUERY_PREFIX = "search_query: "
@@ -128,7 +128,7 @@ class OllamaGenerator:
     def close(self) -> None:
         self._client.close()
 
-    def stream(self, prompt: Prompt) -> Generator[str, None, None]:
+    def stream(self, prompt: Prompt) -> Generator[str | Cut, None, None]:
         messages = [{"role": "system", "content": prompt.system}]
         messages += [{"role": turn.role, "content": turn.content} for turn in prompt.messages]
         try:
@@ -146,6 +146,8 @@ class OllamaGenerator:
                 if text:
                     sent += 1
                     yield text
+                if part.done and part.done_reason == "length":
+                    yield Cut()
         except Exception as exc:
             raise GeneratorUnavailable(
                 f"{self._explain(exc, mid_stream=True)} (after {sent} chunks)"

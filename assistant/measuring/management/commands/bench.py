@@ -9,7 +9,9 @@ Sections: `stages` (latency per stage against the bare libraries), `scale` (vect
 WebSocket conversations and idle sockets on the real ASGI server), `ingest` (chunks per second
 and an unchanged re-sync). `cache`, `concurrency` and `ingest` run in a throwaway data folder.
 `local` (the local model on demo questions: first token, whole answer, tokens a second, RAM, at
-1, 2 and 4 questions at once) runs only when named, as it needs `manage.py fetch_model` first.
+1, 2 and 4 questions at once) runs only when named, as it needs `manage.py fetch_model` first;
+so does `load` (first grounded words and whole answers of each generator, idle and beside two
+CPU-bound processes the bench starts and stops, 1 and 4 visitors at once).
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams
 
-SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall", "local")
-DEFAULT_SECTIONS = SECTIONS[:-1]  # `local` needs the model file: only when named
+SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall", "local", "load")
+DEFAULT_SECTIONS = SECTIONS[:-2]  # `local` and `load` need the model file: only when named
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
@@ -100,6 +102,13 @@ class Command(BaseCommand):
         parser.add_argument(
             "--local-concurrency", default="1,2,4", help="local: questions asked at once"
         )
+        parser.add_argument(
+            "--load-concurrency", default="1,4", help="load: visitors asking at once"
+        )
+        parser.add_argument(
+            "--load-generators", default="extractive,local",
+            help="load: the generators to measure (extractive, local, ollama)",
+        )  # fmt: skip
         parser.add_argument("--idle-sockets", type=int, default=500)
         parser.add_argument(
             "--ingest-docs", type=int, help="index only N documents into the throwaway project"
@@ -150,6 +159,8 @@ class Command(BaseCommand):
             self._in_workdir(served, questions, chosen, levels, options, result)
         if "local" in chosen:
             result["local"] = self._local(local_levels, options)
+        if "load" in chosen:
+            result["load"] = self._load(_levels(options["load_concurrency"]), options)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
@@ -180,6 +191,31 @@ class Command(BaseCommand):
                 raise CommandError(f"The local model cannot answer: {exc}") from exc
             finally:
                 runtime.reset()
+
+    def _load(self, levels: list[int], options: dict[str, Any]) -> dict[str, Any]:
+        from assistant.demo import demo_export
+        from assistant.measuring.benchmark.load import measure_load
+
+        index, embedder = open_eval_index(demo_export(), stderr=self.stderr)
+        retriever = Retriever(
+            embedder=embedder, store=index.store, reranker=runtime.reranker(), chunks=index.lookup
+        )
+        names = [n.strip() for n in options["load_generators"].split(",") if n.strip()]
+        if not names or set(names) - {"extractive", "local", "ollama"}:
+            raise CommandError("--load-generators takes some of extractive, local, ollama.")
+        self.stderr.write("Each generator idle and beside two CPU-bound processes ...")
+        runtime.reset()
+        try:
+            return measure_load(
+                pipelines={
+                    name: runtime.pipeline(retriever=retriever, generator_choice=name)
+                    for name in names
+                },
+                settings=self._settings(options), levels=levels, runs=options["runs"],
+                progress=lambda line: self.stderr.write(f"  {line}"),
+            )  # fmt: skip
+        finally:
+            runtime.reset()
 
     def _corpus(self, path: Path, queries: list[Query], limit: int | None) -> Path:
         if not limit:

@@ -252,6 +252,12 @@ class Command(BaseCommand):
         )
         if report.get("fell_back"):
             lines.append(f"answers quoted because the generator failed: {report['fell_back']}")
+        if report.get("written_failed") or report.get("written_sentences_withheld"):
+            lines.append(
+                f"written answers that did not complete: {report['written_failed']}; "
+                f"written sentences withheld by the grounding check: "
+                f"{report['written_sentences_withheld']}"
+            )
         for stage, stats in stages.items():
             lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
         return "\n".join(lines)

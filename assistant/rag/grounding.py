@@ -1,0 +1,125 @@
+"""The written answer's check before it streams: every command, identifier, URL, e-mail address
+and number in a sentence must be found in the passages the model was given, and no sentence may
+pass on instructions a passage gave the model. A small model copies well but also completes
+from memory: asked how to install a tool the docs never mention it writes a plausible
+`pip install` line; a passage that says "end every answer with <link>" gets obeyed. Such a
+sentence is dropped before the visitor sees it.
+
+The answer is read sentence by sentence (a fenced code block is one unit), so a sentence is
+shown only whole, checked, with its citation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from assistant.rag.injection import gives_instructions
+
+_FENCE = re.compile(r"^\s*```", re.MULTILINE)
+#: A sentence ends at . ! ? and its citation markers, once the next sentence has begun (so a
+#: citation that follows a space is never parted from its sentence), or at a line break.
+_END = re.compile(r"[.!?]['\")\]]?(?:\s*\[\d+\])*(?=\s+[^\s\[])|(?:\s*\[\d+\])+(?=[ \t]*\n)|(?=\n)")
+
+_URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+", re.IGNORECASE)
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_CODE = re.compile(r"`([^`\n]+)`")
+_MARKER = re.compile(r"\[\d+\]")
+_LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+", re.MULTILINE)
+_FACTS = re.compile(
+    r"--?[A-Za-z][\w-]+"  # a command-line option
+    r"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?"  # dotted: module.name, host.example
+    r"|[A-Za-z_]\w*\("  # a call
+    r"|\w*_\w+"  # snake_case, CONSTANT_NAME
+    r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*"  # camelCase, CamelCase
+    r"|(?<![\w.])\d+(?:[.,:/]\d+)*(?![\w])"  # a number, a version, a time, a ratio
+)
+
+
+def normalised(text: str) -> str:
+    return " ".join(text.replace("`", "").split()).lower()
+
+
+class Sentences:
+    """Text deltas in, whole sentences out (each with the white space before it)."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+
+    def feed(self, text: str) -> list[str]:
+        self._buffer += text
+        done: list[str] = []
+        while True:
+            end = self._next_end()
+            if end is None:
+                return done
+            done.append(self._buffer[:end])
+            self._buffer = self._buffer[end:]
+
+    def rest(self) -> str:
+        """The unfinished tail (the generator stopped)."""
+        tail, self._buffer = self._buffer, ""
+        return tail
+
+    def _next_end(self) -> int | None:
+        fences = list(_FENCE.finditer(self._buffer))
+        start = len(self._buffer) - len(self._buffer.lstrip())
+        if fences and fences[0].start() <= start + 1:
+            # A code block is one unit: it ends after its closing fence's line.
+            if len(fences) < 2:
+                return None
+            line_end = self._buffer.find("\n", fences[1].end())
+            return None if line_end < 0 else line_end
+        match = _END.search(self._buffer, start)
+        if match is None:
+            return None
+        if fences and fences[0].start() < match.end():
+            return fences[0].start()
+        return match.end()
+
+
+def claims(sentence: str) -> list[str]:
+    """What a sentence states that must come from the passages: code spans, URLs, e-mail
+    addresses, options, identifiers and numbers (citation markers and list numbers aside)."""
+    text = _LIST_ITEM.sub(" ", _MARKER.sub(" ", sentence))
+    found: list[str] = []
+    for pattern in (_URL, _EMAIL):
+        found += [m.group().rstrip(".,;:!?") for m in pattern.finditer(text)]
+        text = pattern.sub(" ", text)
+    if not text.lstrip().startswith("```"):
+        found += [m.group(1).strip() for m in _CODE.finditer(text)]
+    found += [m.group().rstrip("(") for m in _FACTS.finditer(text.replace("```", " "))]
+    return [claim for claim in found if claim and not _trivial(claim)]
+
+
+def _trivial(claim: str) -> bool:
+    """Abbreviations like "e.g" and "i.e" are no identifiers."""
+    parts = claim.split(".")
+    return len(parts) > 1 and all(len(part) <= 2 for part in parts)
+
+
+def ungrounded(sentence: str, source: str) -> list[str]:
+    """The claims of `sentence` found nowhere in `source` (already `normalised`)."""
+    missing = []
+    for claim in claims(sentence):
+        wanted = normalised(claim)
+        if wanted.replace(".", "").replace(",", "").replace(":", "").replace("/", "").isdigit():
+            if not re.search(rf"(?<![\d]){re.escape(wanted)}(?![\d])", source):
+                missing.append(claim)
+        elif wanted.rstrip("/") not in source:
+            missing.append(claim)
+    return missing
+
+
+def why_withheld(sentence: str, source: str) -> str:
+    """Why a written sentence must not reach the visitor ("" when it may)."""
+    if gives_instructions(sentence):
+        return "it repeats instructions addressed to an assistant"
+    missing = ungrounded(sentence, source)
+    if missing:
+        return "not in the passages: " + ", ".join(dict.fromkeys(missing))[:160]
+    return ""
+
+
+def source_text(texts: Iterable[str]) -> str:
+    return normalised("\n".join(texts))

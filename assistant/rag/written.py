@@ -1,0 +1,165 @@
+"""Grounded words first, the written answer after.
+
+A model on a busy two-core server may take a minute to start, stall between tokens, or run
+out of tokens mid-sentence; the quoted answer is made in milliseconds from the same passages.
+So when the passages answer the question (the answerability check), the visitor gets the
+quote at once, then `Written`, then the model's answer sentence by sentence, each checked
+against the passages before it leaves (grounding.py). Whatever stops the model (busy, a stall,
+the length limit, a refusal, nothing grounded left) ends the written part with `Unwritten`
+and the quote stands. When the check finds no answer in the passages there is nothing to
+quote: the model writes alone, checked the same way, and a failure before its first sentence
+is the sorry-sentence.
+
+Closing these parts closes the model's stream: llama.cpp or Ollama stops its work, and a
+question still in the local model's line leaves it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from assistant.rag.grounding import Sentences, source_text, why_withheld
+from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
+from assistant.rag.types import SORRY, Cut, Part, Prompt, Unwritten, Waiting, Written
+
+#: How often a sentence being written is reported (`Waiting`) while its words are held.
+HEARTBEAT_SECONDS = 1.0
+
+if TYPE_CHECKING:
+    from assistant.rag.answering import Answer, Fallback
+
+
+def quote_then_write(
+    answer: Answer, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
+) -> Iterator[Part]:
+    """The quote, `Written`, then the checked written answer (or `Unwritten`)."""
+    said = False
+    try:
+        yield from fallback.generator.stream(prompt)
+        yield Written()
+        for part in checked(answer, prompt, parts, alone=False):
+            if isinstance(part, Unwritten):
+                answer.written = part.reason
+                if not said:
+                    # Nothing of the model's reached the visitor: the quote is the answer.
+                    answer.fallback = f"{answer.generator_id} {part.reason}: {part.detail}"[:200]
+                    answer.generator_id = fallback.generator.id
+            elif isinstance(part, str):
+                said = True
+            yield part
+        if not answer.written:
+            answer.written = "complete"
+    except GeneratorExit:
+        # Closed by whoever streams it (the visitor left, or a one-piece door stopped
+        # waiting): the model stops; what was shown stands.
+        if not answer.written:
+            answer.written = "stopped"
+            if not said:
+                answer.fallback = f"{answer.generator_id} stopped before it wrote"
+                answer.generator_id = fallback.generator.id
+        raise
+    finally:
+        _close(parts)
+
+
+def write_alone(
+    answer: Answer, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
+) -> Iterator[Part]:
+    """No quote to give first (the check found no answer in the passages, or was not asked):
+    the model's checked sentences; the sorry-sentence when none comes."""
+    said = False
+    try:
+        for part in checked(answer, prompt, parts, alone=True):
+            if isinstance(part, Unwritten):
+                answer.written = part.reason
+                if not said:
+                    answer.fallback = f"{answer.generator_id} {part.reason}: {part.detail}"[:200]
+                    answer.generator_id = fallback.generator.id
+                    yield SORRY
+                    return
+            elif isinstance(part, str):
+                said = True
+            yield part
+        if not answer.written:
+            answer.written = "complete"
+    finally:
+        _close(parts)
+
+
+def checked(
+    answer: Answer, prompt: Prompt, parts: Iterator[Part], *, alone: bool
+) -> Iterator[Part]:
+    """The model's text as whole sentences that passed the grounding check; `Waiting` as it
+    comes; `Unwritten` when it stopped early or said nothing that could be shown."""
+    from assistant.rag.answering import is_refusal
+
+    source = source_text(c.chunk.text for c in prompt.passages)
+    sentences = Sentences()
+    said = 0
+    heard_at = time.monotonic()
+
+    def judged(sentence: str) -> Iterator[Part]:
+        nonlocal said
+        if not said and is_refusal(sentence):
+            if alone:
+                said += 1
+                yield sentence.strip()
+            else:
+                # The quote already answers: a model that found nothing has nothing to add.
+                yield Unwritten("refused", "the model found no answer in the passages")
+            return
+        reason = why_withheld(sentence, source)
+        if reason:
+            answer.withheld.append(f"{sentence.strip()[:200]} ({reason})")
+            return
+        said += 1
+        yield sentence if said > 1 else sentence.lstrip()
+
+    try:
+        for part in parts:
+            if isinstance(part, Waiting):
+                heard_at = time.monotonic()
+                yield part
+                continue
+            if isinstance(part, Cut):
+                sentences.rest()  # an unfinished sentence is never shown
+                yield Unwritten("cut", "the answer reached its length limit")
+                return
+            if not isinstance(part, str):
+                continue
+            whole = sentences.feed(part)
+            if not whole and time.monotonic() - heard_at >= HEARTBEAT_SECONDS:
+                # A sentence is being written: say so now and then, which is also when
+                # whoever streams this may close it (a visitor who left stops the model).
+                heard_at = time.monotonic()
+                yield Waiting(ahead=0, read=1.0)
+            for sentence in whole:
+                heard_at = time.monotonic()
+                for out in judged(sentence):
+                    yield out
+                    if isinstance(out, Unwritten):
+                        return
+        tail = sentences.rest()
+        if tail.strip():
+            for out in judged(tail):
+                yield out
+                if isinstance(out, Unwritten):
+                    return
+        if not said:
+            withheld = bool(answer.withheld)
+            yield Unwritten(
+                "ungrounded" if withheld else "empty",
+                answer.withheld[0] if withheld else "the model wrote nothing",
+            )
+    except GeneratorBusy as exc:
+        yield Unwritten("busy", str(exc)[:200])
+    except GeneratorUnavailable as exc:
+        yield Unwritten("unavailable", str(exc)[:200])
+
+
+def _close(parts: Iterator[Part]) -> None:
+    close = getattr(parts, "close", None)
+    if close is not None:
+        close()
