@@ -1,4 +1,4 @@
-"""One settings module, driven by environment variables (see README "Configuration").
+"""One settings module, driven by environment variables (see docs/configuration.md).
 
 Embedded defaults need no servers: SQLite, an in-process Chroma store, an in-memory channel
 layer and ONNX models. Set DATABASE_URL, REDIS_URL, CHROMA_URL or OLLAMA_HOST to scale out.
@@ -246,7 +246,7 @@ ASKDOCS_MODEL_CACHE = Path(env("ASKDOCS_MODEL_CACHE", str(_default_models))).res
 ASKDOCS_MODEL_THREADS = envint("ASKDOCS_MODEL_THREADS", min(2, os.cpu_count() or 1), minimum=1)
 # Chunks of 128 tokens, read whole by the cross-encoder (query + title + chunk fit in 160):
 # on the Ray dev set they beat 256-token chunks on every ranking figure, and a 160-token pair
-# costs the cross-encoder about half a 256-token one. See the README's "Measured" section.
+# costs the cross-encoder about half a 256-token one. See docs/measuring.md.
 ASKDOCS_RERANK_MAX_TOKENS = envint("ASKDOCS_RERANK_MAX_TOKENS", 160, minimum=32, maximum=512)
 ASKDOCS_CHUNK_TOKENS = envint("ASKDOCS_CHUNK_TOKENS", 128, minimum=32, maximum=512)
 if env("ASKDOCS_DEFAULT_THRESHOLD"):
@@ -272,7 +272,7 @@ ASKDOCS_LOCAL_BATCH = envint("ASKDOCS_LOCAL_BATCH", 128, minimum=16, maximum=204
 ASKDOCS_LOCAL_CONTEXT = envint("ASKDOCS_LOCAL_CONTEXT", 4096, minimum=512, maximum=32768)
 ASKDOCS_LOCAL_MAX_TOKENS = envint("ASKDOCS_LOCAL_MAX_TOKENS", 320, minimum=16, maximum=4096)
 # Kept passages, best first, the local model reads: it reads about 26 tokens a second on two
-# cores, so each 128-token passage adds about 5 s before the first word (README "Written answers").
+# cores, so each 128-token passage adds about 5 s before the first word (docs/models.md).
 ASKDOCS_LOCAL_PASSAGES = envint("ASKDOCS_LOCAL_PASSAGES", 3, minimum=1, maximum=20)
 # llama.cpp keeps earlier prompts' states in RAM up to this size, so a question asked again
 # (a suggested question, the same page's visitors) is not read again; 0 turns it off.
@@ -399,6 +399,11 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+
+# The manual (docs/, MkDocs), built by .bin/run into the data folder and served at /docs/; the
+# console's "Docs" links point at ASKDOCS_DOCS_URL (another copy of the manual, if you host one).
+ASKDOCS_DOCS_DIR = DATA_DIR / "docs_site"
+ASKDOCS_DOCS_URL = env("ASKDOCS_DOCS_URL", "/docs/").rstrip("/") + "/"
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]

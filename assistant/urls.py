@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from assistant import docs_site
 from assistant.ask import api, demo_views, handoff_api, llms_views, memory_api, sse, views
 from feedback.api import FeedbackApi
 
@@ -23,6 +24,8 @@ urlpatterns = [
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("p/<str:project>/llms.txt", llms_views.llms_index, name="llms-txt"),
     path("p/<str:project>/llms-full.txt", llms_views.llms_full, name="llms-full-txt"),
+    path("docs/", docs_site.docs_page, name="docs"),
+    path("docs/<path:path>", docs_site.docs_page, name="docs-page"),
     path("sms/", include("assistant.sms.urls")),
     path("admin/", include("assistant.console.urls")),
     path("django-admin/", admin.site.urls),
