@@ -76,3 +76,21 @@ def test_the_plain_ask_page_is_rate_limited_too(client, demo, settings):
     second = client.post("/", form, REMOTE_ADDR=address).content.decode()
     assert "sorry" in first.lower() and "Too many questions" not in first
     assert "Too many questions" in second
+
+
+def test_the_plain_ask_page_answers_from_the_demo_when_another_project_sorts_first(client, demo):
+    from assistant.models import Interaction, Project
+
+    other = Project.objects.create(name="Acme internal", allowed_origins=[])
+    page = client.get("/").content.decode()
+    assert "<strong>Demo</strong>" in page and "How do I get my money back?" in page
+    client.post("/", {"question": "How do I get my money back?", "topic": "Billing",
+                      "project": demo.public_key})  # fmt: skip
+    logged = Interaction.objects.filter(project=demo).latest("pk")
+    assert logged.question == "How do I get my money back?"
+    assert logged.channel == Interaction.Channel.WIDGET  # a visitor's question, not a sandbox try
+    assert not logged.refused
+
+    chosen = client.get(f"/?project={other.public_key}").content.decode()
+    assert "<strong>Acme internal</strong>" in chosen
+    assert "How do I get my money back?" not in chosen  # the demo's question is not offered
