@@ -19,7 +19,6 @@ import urllib.robotparser
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 from xml.etree import ElementTree as ET  # noqa: S405 - parsed with the size limit below
@@ -37,11 +36,19 @@ from ingestion.connectors.base import (
     Total,
     Unchanged,
 )
+from ingestion.connectors.website_http import cache_validators, describe
 from ingestion.extraction import EXTRACTION_VERSION, extract_page
 from ingestion.services import IncomingDocument
 
 USER_AGENT = "AskDocsBot/1.0 (+self-hosted Ask AI assistant; respects robots.txt)"
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
+#: Links to files a page shows or loads rather than pages to read (a Sphinx page links its
+#: figures, `_images/*.png`): never fetched, never counted as failures.
+_NOT_PAGES = re.compile(
+    r"\.(png|jpe?g|gif|svg|webp|ico|bmp|css|js|map|json|xml|txt|pdf|zip|gz|tgz|bz2|xz|tar"
+    r"|woff2?|ttf|eot|mp4|webm|mp3|ogg|wav|ipynb|py|csv)$",
+    re.IGNORECASE,
+)
 _SITEMAP_NS = re.compile(r"^\{[^}]*\}")
 
 #: Pages documentation generators make for machines or for browsing, not for reading: the
@@ -69,6 +76,8 @@ class Page:
     html: str = ""
     error: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: Why it is not read although it answered: another kind of file than a web page.
+    not_a_page: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +171,7 @@ class WebsiteConnector:
         try:
             response = client.get(f"{self.origin}/robots.txt")
         except httpx.HTTPError as error:
-            raise ConnectorError(f"Cannot reach {self.origin}: {_describe(error)}") from error
+            raise ConnectorError(f"Cannot reach {self.origin}: {describe(error)}") from error
         if response.status_code >= 400:
             return None  # no robots.txt: everything is allowed
         robots = urllib.robotparser.RobotFileParser()
@@ -288,7 +297,9 @@ class WebsiteConnector:
                     return Page(url, final, response.status_code)
                 kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
                 if not accept_xml and kind and kind not in _HTML_TYPES:
-                    return Page(url, final, response.status_code, error=f"not a web page ({kind})")
+                    return Page(
+                        url, final, response.status_code, not_a_page=f"not a web page ({kind})"
+                    )
                 declared = int(response.headers.get("content-length") or 0)
                 if declared > self.limits.max_page_bytes:
                     return Page(url, final, response.status_code, error=_too_big(self.limits))
@@ -303,16 +314,18 @@ class WebsiteConnector:
                     final,
                     response.status_code,
                     bytes(body).decode(encoding, "replace"),
-                    headers=_validators(response.headers),
+                    headers=cache_validators(response.headers),
                 )
         except httpx.TooManyRedirects:
             return Page(url, error="too many redirects")
         except httpx.HTTPError as error:
-            return Page(url, error=_describe(error))
+            return Page(url, error=describe(error))
 
     def _page_item(self, page: Page) -> tuple[Fetched | Gone | Failed | Skipped, list[str]]:
         if page.error:
             return Failed(page.url, page.error), []
+        if page.not_a_page:
+            return Skipped(page.url, page.not_a_page), []
         if page.status in (404, 410):
             return Gone(page.url), []
         if page.status >= 400 or page.status == 304:
@@ -329,6 +342,7 @@ class WebsiteConnector:
         links = list(dict.fromkeys(
             link for href in tree.xpath("//a/@href")
             if self.in_scope(link := normalise(urljoin(final, href)))
+            and not _NOT_PAGES.search(urlsplit(link).path)
         ))  # fmt: skip
         robots = " ".join(tree.xpath('//meta[@name="robots"]/@content')).lower()
         if "noindex" in robots:
@@ -364,22 +378,6 @@ def normalise(url: str) -> str:
     return url
 
 
-def _validators(headers: httpx.Headers) -> dict[str, str]:
-    """The ETag, and the Last-Modified when it can be trusted: one within a second of the
-    answer's Date is weak (RFC 9110 8.8.2.2), as the page may change again within the same
-    second, so the page is read again next time."""
-    found = {"etag": headers["etag"]} if "etag" in headers else {}
-    modified, date = headers.get("last-modified"), headers.get("date")
-    if modified:
-        try:
-            age = parsedate_to_datetime(date) - parsedate_to_datetime(modified) if date else None
-        except (TypeError, ValueError):
-            age = None
-        if age is None or age.total_seconds() >= 1:
-            found["last-modified"] = modified
-    return found
-
-
 def _patterns(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -392,7 +390,3 @@ def _patterns(value: Any) -> tuple[str, ...]:
 
 def _too_big(limits: CrawlLimits) -> str:
     return f"page larger than {limits.max_page_bytes // 1000} kB; skipped"
-
-
-def _describe(error: Exception) -> str:
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
