@@ -129,6 +129,9 @@ class SyncRun(models.Model):
     # Progress: items done out of items known so far (a crawl discovers its total as it goes).
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
+    #: The highest share shown so far: a crawl's total grows level by level, and a bar that
+    #: went from 54% back to 17% would say the sync lost work.
+    shown_percent = models.PositiveSmallIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True)  # [{"url": ..., "error": ...}]
     skipped = models.PositiveIntegerField(default=0)
     #: Which documents this run added, changed, removed and skipped:
@@ -147,6 +150,11 @@ class SyncRun(models.Model):
     def percent(self) -> int:
         if self.status != self.Status.RUNNING:
             return 100
+        return max(self.shown_percent, self.share_done)
+
+    @property
+    def share_done(self) -> int:
+        """Items done out of those known now, in percent (it falls when a crawl finds more)."""
         return min(100, int(100 * self.done / self.total)) if self.total else 0
 
     @property

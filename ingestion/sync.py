@@ -241,6 +241,7 @@ def _record(run: SyncRun, change: str, title: str, url: str, **extra: str) -> No
 
 def _save_progress(run: SyncRun) -> None:
     run.heartbeat_at = timezone.now()
+    run.shown_percent = max(run.shown_percent, run.share_done)
     SyncRun.objects.filter(pk=run.pk).update(
         **{name: getattr(run, name) for name in _COUNTERS}, heartbeat_at=run.heartbeat_at
     )
@@ -260,6 +261,7 @@ _COUNTERS = (
     "errors",
     "skipped",
     "changes",
+    "shown_percent",
 )
 
 

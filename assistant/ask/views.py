@@ -13,8 +13,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from assistant.api_errors import json_error
 from assistant.ask import intake, services
-from assistant.errors import IntakeError
 from assistant.demo import PROJECT_NAME as DEMO_PROJECT
+from assistant.errors import IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
 from assistant.wiring import readiness

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -97,6 +98,14 @@ def handoff_deliver(*, handoff_id: int, last_attempt: bool) -> None:
         if not final:
             raise
         return
+    written = handoff.via == Handoff.Via.EMAIL and mail_goes_to_outbox()
     Handoff.objects.filter(pk=handoff_id).update(
-        status=Status.SENT, attempts=attempts, error="", delivered_at=timezone.now()
-    )
+        status=Status.WRITTEN if written else Status.SENT, attempts=attempts, error="",
+        delivered_at=timezone.now(),
+    )  # fmt: skip
+
+
+def mail_goes_to_outbox() -> bool:
+    """No mail server is configured: Django's file backend writes each message into
+    EMAIL_FILE_PATH (DATA_DIR/outbox/) and nobody receives it."""
+    return settings.EMAIL_BACKEND == "django.core.mail.backends.filebased.EmailBackend"

@@ -21,6 +21,7 @@ DOCS_PAGES = {
     "handoffs": "console/#handoffs",
     "login": "console/#logging-in",
     "security": "security/#login-throttling",
+    "configuration": "configuration/",
 }
 
 

@@ -159,3 +159,26 @@ def test_the_console_issues_a_token_only_for_an_import_source(staff_client, docs
     discord.refresh_from_db()
     assert "webhook_token_sha256" not in discord.config
     assert b"Webhook token" not in staff_client.get(f"/admin/sources/{discord.pk}/").content
+
+
+def test_the_bar_never_goes_back_when_a_crawl_finds_more_pages_and_sync_now_waits(
+    staff_client, docs
+):
+    from ingestion.sync import _save_progress
+
+    run = SyncRun.objects.create(source=docs, status="running", done=6, total=10)
+    _save_progress(run)
+    run.total = 40  # the crawl's next level
+    _save_progress(run)
+    html = staff_client.get(f"/admin/sources/{docs.pk}/").content.decode()
+    assert 'aria-valuenow="60"' in html  # not 15
+    assert re.search(r'<button type="submit" disabled[^>]*>Syncing…</button>', html)
+    run.done = 30
+    _save_progress(run)
+    partial = staff_client.get(f"/admin/sources/{docs.pk}/", HTTP_HX_REQUEST="true")
+    assert b'aria-valuenow="75"' in partial.content
+    assert b'id="sync-now"' in partial.content and b'hx-swap-oob="true"' in partial.content
+
+    SyncRun.objects.filter(pk=run.pk).update(status="succeeded")
+    done = staff_client.get(f"/admin/sources/{docs.pk}/", HTTP_HX_REQUEST="true").content
+    assert b">Sync now</button>" in done and b"disabled" not in done
