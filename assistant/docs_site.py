@@ -18,4 +18,4 @@ def docs_page(request: HttpRequest, path: str = "") -> HttpResponseBase:
         return TemplateResponse(request, "assistant/docs_not_built.html", status=404)
     if path == "" or path.endswith("/"):
         path += "index.html"
-    return serve(request, path, document_root=root)
+    return serve(request, path, document_root=str(root))
