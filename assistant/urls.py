@@ -19,6 +19,7 @@ urlpatterns = [
     path("api/v1/handoff", handoff_api.HandoffApi.as_view(), name="api-handoff"),
     path("demo/", demo_views.demo_page, name="demo"),
     path("demo/<slug:page>/", demo_views.demo_page, name="demo-page"),
+    path("demo/help/<slug:page>", demo_views.demo_help_page, name="demo-help"),
     path("api/v1/retrieve", api.RetrieveApi.as_view(), name="api-retrieve"),
     path("api/v1/suggestions", api.SuggestionsApi.as_view(), name="api-suggestions"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
