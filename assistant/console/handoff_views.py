@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from assistant.handoff.models import Handoff
-from assistant.handoff.services import mail_goes_to_outbox
+from assistant.handoff.sending import mail_goes_to_outbox
 
 PAGE_SIZE = 20
 

@@ -8,7 +8,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from assistant.handoff import services
+from assistant.handoff import sending
 from assistant.handoff.delivery import DeliveryFailed
 
 #: Attempts after the first. With the default base of 30 s they come after 30 s, 1, 2, 4 and
@@ -25,14 +25,12 @@ def handoff_send(self: Any, handoff_id: int) -> None:
         # No broker (the embedded default): nobody would run a scheduled retry, so retry here.
         for attempt in range(RETRIES + 1):
             try:
-                services.handoff_deliver(handoff_id=handoff_id, last_attempt=attempt == RETRIES)
+                sending.handoff_deliver(handoff_id=handoff_id, last_attempt=attempt == RETRIES)
                 return
             except DeliveryFailed:
                 time.sleep(min(base * 2**attempt, MAX_INLINE_PAUSE_SECONDS))
         return
     try:
-        services.handoff_deliver(
-            handoff_id=handoff_id, last_attempt=self.request.retries >= RETRIES
-        )
+        sending.handoff_deliver(handoff_id=handoff_id, last_attempt=self.request.retries >= RETRIES)
     except DeliveryFailed as exc:
         raise self.retry(exc=exc, countdown=base * 2**self.request.retries) from exc
