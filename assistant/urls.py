@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from assistant import docs_site
 from assistant.ask import api, demo_views, handoff_api, llms_views, memory_api, sse, views
 from feedback.api import FeedbackApi
 
@@ -18,11 +19,14 @@ urlpatterns = [
     path("api/v1/handoff", handoff_api.HandoffApi.as_view(), name="api-handoff"),
     path("demo/", demo_views.demo_page, name="demo"),
     path("demo/<slug:page>/", demo_views.demo_page, name="demo-page"),
+    path("demo/help/<slug:page>", demo_views.demo_help_page, name="demo-help"),
     path("api/v1/retrieve", api.RetrieveApi.as_view(), name="api-retrieve"),
     path("api/v1/suggestions", api.SuggestionsApi.as_view(), name="api-suggestions"),
     path("api/v1/schema", SpectacularAPIView.as_view(), name="api-schema"),
     path("p/<str:project>/llms.txt", llms_views.llms_index, name="llms-txt"),
     path("p/<str:project>/llms-full.txt", llms_views.llms_full, name="llms-full-txt"),
+    path("docs/", docs_site.docs_page, name="docs"),
+    path("docs/<path:path>", docs_site.docs_page, name="docs-page"),
     path("sms/", include("assistant.sms.urls")),
     path("admin/", include("assistant.console.urls")),
     path("django-admin/", admin.site.urls),

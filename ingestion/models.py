@@ -135,12 +135,18 @@ class SyncRun(models.Model):
     # Progress: items done out of items known so far (a crawl discovers its total as it goes).
     done = models.PositiveIntegerField(default=0)
     total = models.PositiveIntegerField(default=0)
+    #: The bar as shown while it runs (see sync._advance_bar): a crawl's total grows level by
+    #: level, and a bar that went from 54% back to 17% would say the sync lost work.
+    shown_percent = models.PositiveSmallIntegerField(default=0)
     errors = models.JSONField(default=list, blank=True)  # [{"url": ..., "error": ...}]
     skipped = models.PositiveIntegerField(default=0)
     #: Which documents this run added, changed, removed and skipped:
     #: {"added": [{"title", "url"}], ..., "skipped": [{"url", "reason"}]}, each list capped.
     changes = models.JSONField(default=dict, blank=True)
     message = models.TextField(blank=True)
+
+    #: `done` when the bar last moved (in the syncing process only, never stored).
+    bar_done = 0
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -153,6 +159,11 @@ class SyncRun(models.Model):
     def percent(self) -> int:
         if self.status != self.Status.RUNNING:
             return 100
+        return self.shown_percent or min(99, self.share_done)
+
+    @property
+    def share_done(self) -> int:
+        """Items done out of those known now, in percent (it falls when a crawl finds more)."""
         return min(100, int(100 * self.done / self.total)) if self.total else 0
 
     @property

@@ -250,8 +250,21 @@ def _record(run: SyncRun, change: str, title: str, url: str, **extra: str) -> No
         listed.append({"title": title, "url": url, **extra} if title else {"url": url, **extra})
 
 
+def _advance_bar(run: SyncRun) -> None:
+    """Move the bar over the part still to go by the share of the known remaining items just
+    done, one more item held in reserve: it never goes back when a crawl finds more pages (it
+    slows down), and it never says 100% before the run has finished."""
+    if run.done <= run.bar_done:
+        return
+    remaining = max(run.total, run.done) - run.bar_done + 1
+    step = (100 - run.shown_percent) * (run.done - run.bar_done) / remaining
+    run.shown_percent = min(99, run.shown_percent + int(step))
+    run.bar_done = run.done
+
+
 def _save_progress(run: SyncRun) -> None:
     run.heartbeat_at = timezone.now()
+    _advance_bar(run)
     SyncRun.objects.filter(pk=run.pk).update(
         **{name: getattr(run, name) for name in _COUNTERS}, heartbeat_at=run.heartbeat_at
     )
@@ -271,6 +284,7 @@ _COUNTERS = (
     "errors",
     "skipped",
     "changes",
+    "shown_percent",
 )
 
 

@@ -103,3 +103,24 @@ def secret_of(project):  # noqa: ANN001, ANN201
         project._secret_for_tests = project.issue_secret_key()
         project.save()
     return project._secret_for_tests
+
+
+@pytest.fixture(scope="session")
+def built_docs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The manual built as `mkdocs build --strict` builds it: (its folder, the build's output)."""
+    import os
+    import subprocess
+    import sys
+
+    site = tmp_path_factory.mktemp("docs_site")
+    done = subprocess.run(  # noqa: S603
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=REPO,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return site, done.stdout + done.stderr

@@ -76,3 +76,47 @@ def test_the_plain_ask_page_is_rate_limited_too(client, demo, settings):
     second = client.post("/", form, REMOTE_ADDR=address).content.decode()
     assert "sorry" in first.lower() and "Too many questions" not in first
     assert "Too many questions" in second
+
+
+def test_the_plain_ask_page_answers_from_the_demo_when_another_project_sorts_first(client, demo):
+    from assistant.models import Interaction, Project
+
+    other = Project.objects.create(name="Acme internal", allowed_origins=[])
+    page = client.get("/").content.decode()
+    assert "<strong>Demo</strong>" in page and "How do I get my money back?" in page
+    client.post("/", {"question": "How do I get my money back?", "topic": "Billing",
+                      "project": demo.public_key})  # fmt: skip
+    logged = Interaction.objects.filter(project=demo).latest("pk")
+    assert logged.question == "How do I get my money back?"
+    assert logged.channel == Interaction.Channel.WIDGET  # a visitor's question, not a sandbox try
+    assert not logged.refused
+
+    chosen = client.get(f"/?project={other.public_key}").content.decode()
+    assert "<strong>Acme internal</strong>" in chosen
+    assert "How do I get my money back?" not in chosen  # the demo's question is not offered
+
+
+def test_the_demo_help_centre_is_served_with_the_anchors_its_citations_link_to(client, tmp_path):
+    """`.bin/run` seeds the demo with this server's /demo/help/ as its pages' address, so a
+    newcomer clicking a citation opens a page (help.acme.example does not exist)."""
+    import json
+
+    from assistant.demo import DOCS_DIR, demo_export
+    from assistant.rag.chunking import chunk_markdown
+
+    rows = [json.loads(line) for line in demo_export("http://127.0.0.1:8000/demo/help/").open()]
+    assert {row["url"] for row in rows} == {
+        f"http://127.0.0.1:8000/demo/help/{path.stem}" for path in DOCS_DIR.glob("*.md")
+    }
+    for row in rows:
+        page = client.get(row["url"].removeprefix("http://127.0.0.1:8000"))
+        assert page.status_code == 200, row["url"]
+        html = page.content.decode()
+        assert f"<h1>{row['title']}</h1>" in html
+        pieces = chunk_markdown(
+            row["text"], count_tokens=lambda t: len(t.split()), title=row["title"]
+        )
+        for piece in pieces:
+            assert not piece.anchor or f'id="{piece.anchor}"' in html, (row["url"], piece.anchor)
+    assert client.get("/demo/help/no-such-page").status_code == 404
+    assert client.get("/demo/help/..%2Fsettings").status_code == 404

@@ -77,7 +77,7 @@ def settled(handoff_id: int, timeout: float = 20.0) -> Handoff:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         handoff = Handoff.objects.get(pk=handoff_id)
-        if handoff.status in (Handoff.Status.SENT, Handoff.Status.FAILED):
+        if handoff.status in (Handoff.Status.SENT, Handoff.Status.WRITTEN, Handoff.Status.FAILED):
             return handoff
         time.sleep(0.05)
     raise AssertionError(f"handoff {handoff_id} still {handoff.status}")
@@ -246,6 +246,25 @@ def test_the_console_lists_the_handoffs_with_their_conversation(client, project,
     assert html.count('data-testid="handoff"') == 1
     assert "ada@example.org" in html and "2 exchanges" in html and "Sent" in html
     assert "Can I pay my invoice by cheque?" in html and handoff.target in html
+
+
+def test_without_a_mail_server_the_console_says_the_mail_was_only_written_to_outbox(
+    client, project, django_user_model, settings, tmp_path
+):
+    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_FILE_PATH = tmp_path / "outbox"
+    support(project, "email", "help@shop.example")
+    handoff = settled(hand_over(client, project, email="ada@example.org").json()["handoff_id"])
+    assert handoff.status == Handoff.Status.WRITTEN
+    [written] = (tmp_path / "outbox").iterdir()
+    assert "help@shop.example" in written.read_text()
+
+    staff = django_user_model.objects.create_user("ada", password="pw-ada-123", is_staff=True)
+    client.force_login(staff)
+    html = client.get("/admin/handoffs/", {"project": project.pk}).content.decode()
+    assert "Written to outbox/" in html and "not sent: no mail server" in html
+    assert "No mail server is configured" in html and str(tmp_path / "outbox") in html
+    assert ">Sent<" not in html
 
 
 def test_the_project_page_sets_contact_support_and_checks_the_address(

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from assistant.ask import intake
+from assistant.ask import mcp_intake
 from assistant.ask.intake import Caller
 from assistant.errors import IntakeError
 from assistant.models import Project
@@ -25,7 +25,7 @@ def project_key(*args: str) -> tuple[str, str]:
 
 def authorises(secret: str) -> Project | None:
     try:
-        return intake.authorise_mcp(Caller(key="", bearer=secret))
+        return mcp_intake.authorise_mcp(Caller(key="", bearer=secret))
     except IntakeError:
         return None
 

@@ -346,7 +346,9 @@ def record_sent(page) -> list[dict]:  # noqa: ANN001
     return sent
 
 
-def test_the_conversation_survives_a_reload_and_the_next_page_until_a_new_one(live, page):
+def test_the_conversation_survives_a_reload_and_the_same_pages_next_visit_until_a_new_one(
+    live, page
+):
     frames, sent = record_frames(page), record_sent(page)
     page.goto(f"{live.url}/demo/billing/")
     page.evaluate("AskAI.ask()")
@@ -362,10 +364,11 @@ def test_the_conversation_survives_a_reload_and_the_next_page_until_a_new_one(li
     source = dialog.get_by_role("list", name="Sources").get_by_role("link").first
     assert source.get_attribute("href").startswith("https://help.acme.example/refunds")
 
-    page.goto(f"{live.url}/demo/tokens/")  # the next page of the same site
+    page.goto(f"{live.url}/demo/billing/")  # the same page again: the conversation goes on
     page.evaluate("AskAI.ask('Do you offer a student discount?')")
     dialog.locator(".a .fb").nth(1).wait_for()
     assert sent[-1]["conversation_id"] == conversation  # the server's conversation goes on
+    assert dialog.get_by_role("separator").count() == 0
     page.reload()
     page.evaluate("AskAI.open()")
     assert dialog.locator(".q").count() == 2

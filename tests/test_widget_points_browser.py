@@ -179,19 +179,45 @@ def panel_background(page) -> str:  # noqa: ANN001
     return widget(page).locator(".panel").evaluate("p => getComputedStyle(p).backgroundColor")
 
 
-def test_dark_mode_follows_the_system_or_the_data_theme(live, page):
+def test_dark_mode_follows_the_host_page_or_the_data_theme(live, page):
     key = Project.objects.get(name="Demo").public_key
     page.emulate_media(color_scheme="dark")
-    embed(page, live, key)  # data-theme auto by default
+    embed(page, live, key)  # data-theme auto by default, on a light page: light, as the page
     page.evaluate("AskAI.open()")
-    assert panel_background(page) == "rgb(23, 25, 31)"
+    assert panel_background(page) == "rgb(255, 255, 255)"
+    page.screenshot(path=str(ARTIFACTS / "widget-auto-light-page.png"))
+    # The page switches itself to dark (its own switch, a style on <body>): so does the panel.
+    page.evaluate("document.body.style.background = '#121317'; document.body.style.color = '#eee'")
+    page.wait_for_function(
+        "getComputedStyle(document.querySelector('ask-ai-widget').shadowRoot"
+        ".querySelector('.panel')).backgroundColor === 'rgb(23, 25, 31)'"
+    )
     page.evaluate("AskAI.ask('How do I get my money back?')")
     page.get_by_role("dialog").locator(".a .fb").wait_for()
     page.screenshot(path=str(ARTIFACTS / "widget-dark.png"))
 
-    embed(page, live, key, theme="light")
+    # A page without a background of its own that allows both schemes: the system decides.
+    page.goto(f"{live.url}/healthz")
+    page.evaluate(
+        """key => { document.documentElement.style.colorScheme = 'light dark';
+        const s = document.createElement('script'); s.src = '/static/widget/widget.js';
+        s.dataset.project = key; document.body.appendChild(s); }""",
+        key,
+    )
+    page.wait_for_function("window.AskAI")
     page.evaluate("AskAI.open()")
-    assert panel_background(page) == "rgb(255, 255, 255)"
+    assert panel_background(page) == "rgb(23, 25, 31)"
+    page.emulate_media(color_scheme="light")
+    page.wait_for_function(
+        "getComputedStyle(document.querySelector('ask-ai-widget').shadowRoot"
+        ".querySelector('.panel')).backgroundColor === 'rgb(255, 255, 255)'"
+    )
+
+    embed(page, live, key, theme="light")
+    page.emulate_media(color_scheme="dark")
+    page.evaluate("document.body.style.background = '#121317'")
+    page.evaluate("AskAI.open()")
+    assert panel_background(page) == "rgb(255, 255, 255)"  # fixed by data-theme
     page.emulate_media(color_scheme="light")
     embed(page, live, key, theme="dark")
     page.evaluate("AskAI.open()")

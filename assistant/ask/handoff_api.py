@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assistant.api_errors import error_responses
-from assistant.ask import intake
+from assistant.ask import handoff_intake, intake
 from assistant.ask.api import body_of, caller_of
 from assistant.handoff.services import handoff_create, what_happens_next
 
@@ -27,7 +27,7 @@ class HandoffApi(APIView):
         )
         page_url = serializers.URLField(required=False, allow_blank=True, max_length=2000)
         message = serializers.CharField(
-            required=False, allow_blank=True, max_length=intake.MAX_HANDOFF_MESSAGE_CHARS
+            required=False, allow_blank=True, max_length=handoff_intake.MAX_HANDOFF_MESSAGE_CHARS
         )
 
     @extend_schema_serializer(component_name="Handoff")
@@ -44,7 +44,7 @@ class HandoffApi(APIView):
     def post(self, request: Request) -> Response:
         caller = caller_of(request)
         project = intake.authorise(caller)
-        asked = intake.handoff_request(body_of(request), project=project, caller=caller)
+        asked = handoff_intake.handoff_request(body_of(request), project=project, caller=caller)
         handoff = handoff_create(
             project=project, conversation_id=asked.conversation_id, email=asked.email,
             page_url=asked.page_url, message=asked.message,

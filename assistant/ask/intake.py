@@ -8,11 +8,13 @@ conversation, and builds the pipeline `Settings` from the project. It returns a 
 or raises `IntakeError`; each transport only translates that error into its own shape (a JSON
 4xx body, an SSE 4xx before the stream, a WebSocket error frame or close code, TwiML, a form
 error, a CommandError, an MCP tool error), so the same bad input gets the same code at every door.
+
+Its parsing step is intake_parsing (re-exported here); two doors add their own requests on this
+core: "Ask a person" (handoff_intake) and the MCP server's callers (mcp_intake).
 """
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 import uuid
@@ -20,108 +22,33 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl
 
 from django.conf import settings as django_settings
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import DatabaseError
 
 from assistant.ask import ratelimits
+
+# The parsing step lives in intake_parsing; every door reads it here, as `intake.parse_json`.
+from assistant.ask.intake_parsing import MAX_BODY_BYTES as MAX_BODY_BYTES
+from assistant.ask.intake_parsing import MAX_JSON_DEPTH as MAX_JSON_DEPTH
+from assistant.ask.intake_parsing import json_depth as json_depth
+from assistant.ask.intake_parsing import parse_json as parse_json
+from assistant.ask.intake_parsing import parse_query as parse_query
+from assistant.ask.intake_parsing import require_json as require_json
 from assistant.ask.selectors import (
     conversation_exists,
     conversation_history,
     project_by_key,
-    project_by_secret_key,
 )
 from assistant.errors import IntakeError
-from assistant.links import UnsafeUrl, http_url
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
 from assistant.overload import log_database_trouble
 from assistant.rag.types import Settings, Turn
 
-#: Bytes of a JSON body or WebSocket frame; a question with its fields fits many times over.
-MAX_BODY_BYTES = 16_000
-#: Nesting of a JSON body: ours are flat; deep nesting only ever comes from abuse, and Python's
-#: parser would overflow its stack on it.
-MAX_JSON_DEPTH = 16
 MAX_TOPIC_CHARS = 200
 CONVERSATION_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 UNKNOWN_CONVERSATION = "This conversation is unknown; start a new one."
-MAX_QUERY_FIELDS = 32
-SEND_AN_OBJECT = 'Send a JSON object like {"question": "..."}.'
-
-
-# --- Parsing -------------------------------------------------------------------------------
-
-
-def parse_json(raw: bytes | str) -> dict[str, Any]:
-    """A JSON object from a request body or a frame, within the size and depth limits."""
-    size = len(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw)
-    if size > MAX_BODY_BYTES:
-        raise IntakeError("too_large", f"Requests are limited to {MAX_BODY_BYTES} bytes.", 413)
-    try:
-        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-    except UnicodeDecodeError:
-        raise IntakeError("not_utf8", "The body is not UTF-8.") from None
-    if json_depth(text) > MAX_JSON_DEPTH:
-        raise IntakeError("malformed_json", "The JSON is nested too deeply.")
-    try:
-        data = json.loads(text) if text.strip() else None
-    except ValueError:
-        raise IntakeError("malformed_json", "The body is not JSON.") from None
-    if not isinstance(data, dict):
-        raise IntakeError("invalid", SEND_AN_OBJECT)
-    return data
-
-
-def require_json(content_type: str) -> None:
-    """A body must say it is JSON, as DRF's parser makes the REST doors insist (415)."""
-    if content_type.split(";")[0].strip().lower() != "application/json":
-        raise IntakeError(
-            "unsupported_media_type", "Send the body as JSON (Content-Type: application/json).",
-            415,
-        )  # fmt: skip
-
-
-def parse_query(query_string: str) -> dict[str, str]:
-    """The fields of a URL query (the GET stream door): percent-escapes must decode as UTF-8,
-    where Django's `request.GET` would turn bad bytes into U+FFFD and answer the rest; a few
-    dozen fields at most, where Django would answer too many with an HTML 400. The last value
-    of a repeated name wins, as in `QueryDict.dict()`."""
-    try:
-        return dict(
-            parse_qsl(query_string, keep_blank_values=True, errors="strict",
-                      max_num_fields=MAX_QUERY_FIELDS)
-        )  # fmt: skip
-    except UnicodeDecodeError:
-        raise IntakeError("not_utf8", "The query is not UTF-8.") from None
-    except ValueError:
-        raise IntakeError("invalid", f"At most {MAX_QUERY_FIELDS} query fields.") from None
-
-
-def json_depth(text: str) -> int:
-    """How deeply brackets nest outside strings; measured before parsing, so a hostile body is
-    refused without recursing into it."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
 
 
 # --- Validation ----------------------------------------------------------------------------
@@ -142,24 +69,24 @@ def text_field(
     value = data.get(name)
     if value is None or (value == "" and not required):
         if required:
-            raise _field_error(name, "This field is required.")
+            raise field_error(name, "This field is required.")
         return ""
     if not isinstance(value, str):
-        raise _field_error(name, "Send text.")
+        raise field_error(name, "Send text.")
     if "\x00" in value:
-        raise _field_error(name, "NUL characters are not allowed.")
+        raise field_error(name, "NUL characters are not allowed.")
     if any("\ud800" <= char <= "\udfff" for char in value):
-        raise _field_error(name, "The text is not valid Unicode (a lone surrogate).")
+        raise field_error(name, "The text is not valid Unicode (a lone surrogate).")
     if len(value) > max_chars:
-        raise _field_error(
+        raise field_error(
             name, f"At most {max_chars} characters.", code=too_long_code,
             message=f"The {name} is limited to {max_chars} characters.",
         )  # fmt: skip
     value = value.strip()
     if required and not value:
-        raise _field_error(name, "This field is required.")
+        raise field_error(name, "This field is required.")
     if words and value and not has_words(value):
-        raise _field_error(name, "Ask in words: there is no letter or digit in it.")
+        raise field_error(name, "Ask in words: there is no letter or digit in it.")
     return value
 
 
@@ -171,7 +98,7 @@ def has_words(text: str) -> bool:
     return any(unicodedata.category(char)[0] in "LN" for char in text)
 
 
-def _field_error(
+def field_error(
     name: str, problem: str, *, code: str = "invalid", message: str = ""
 ) -> IntakeError:
     return IntakeError(
@@ -219,14 +146,14 @@ def conversation_field(data: Mapping[str, Any]) -> str:
 def int_field(data: Mapping[str, Any], name: str, *, default: int, low: int, high: int) -> int:
     value = data.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _field_error(name, f"A whole number from {low} to {high}.")
+        raise field_error(name, f"A whole number from {low} to {high}.")
     return value
 
 
 def bool_field(data: Mapping[str, Any], name: str, *, default: bool) -> bool:
     value = data.get(name, default)
     if not isinstance(value, bool):
-        raise _field_error(name, "true or false.")
+        raise field_error(name, "true or false.")
     return value
 
 
@@ -310,26 +237,6 @@ def authorise_server(caller: Caller) -> Project:
             "secret_key_required",
             "Memory is managed with the project's secret key as a Bearer token.",
             403,
-        )
-    return project
-
-
-def authorise_mcp(caller: Caller) -> Project:
-    """AI tools (MCP clients) name no public key: their Bearer secret key alone picks the
-    project. A browser-based client must also come from one of the project's origins."""
-    if ratelimits.wrong_keys_exceeded(caller.client):
-        raise IntakeError("rate_limited", ratelimits.WRONG_KEYS, 429)
-    project = project_by_secret_key(caller.bearer)
-    if project is None:
-        ratelimits.count_wrong_key(caller.client)  # guessing keys costs the guesser
-        raise IntakeError(
-            "secret_key_required",
-            "Authenticate with the project's secret key: Authorization: Bearer sk_...",
-            401,
-        )
-    if caller.origin and not project.allows_origin(caller.origin):
-        raise IntakeError(
-            "origin_not_allowed", f"Origin {caller.origin} is not allowed for this project.", 403
         )
     return project
 
@@ -439,61 +346,6 @@ def retrieve_request(
             rerank=rerank,
         ),
     )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class HandoffRequest:
-    """ "Ask a person": a conversation the server issued, to hand over to support."""
-
-    project: Project
-    conversation_id: str
-    email: str = ""
-    page_url: str = ""
-    message: str = ""
-
-
-MAX_HANDOFF_MESSAGE_CHARS = 1000
-NO_CONTACT_SUPPORT = "This assistant has no way to reach a person set up."
-
-
-def handoff_request(data: Mapping[str, Any], *, project: Project, caller: Caller) -> HandoffRequest:
-    """Validate a handoff like every other request: the project must offer one, the
-    conversation must be one the server issued to this project, the e-mail and page URL must
-    be what they say; then it is counted against its own (low) rate limits."""
-    if not project.contact_support:
-        raise IntakeError("no_contact_support", NO_CONTACT_SUPPORT, 404)
-    conversation_id, email, page_url, message = fields_of(
-        data, conversation_field, email_field, page_url_field,
-        lambda d: text_field(d, "message", max_chars=MAX_HANDOFF_MESSAGE_CHARS),
-    )  # fmt: skip
-    if not conversation_id or not conversation_exists(
-        project=project, conversation_id=conversation_id
-    ):
-        raise IntakeError(
-            "unknown_conversation", UNKNOWN_CONVERSATION, 400, {"conversation_id": ["Unknown."]}
-        )
-    limit("handoff", client=caller.client, conversation_id=conversation_id)
-    return HandoffRequest(
-        project=project, conversation_id=conversation_id, email=email, page_url=page_url,
-        message=message,
-    )  # fmt: skip
-
-
-def email_field(data: Mapping[str, Any]) -> str:
-    email = text_field(data, "email", max_chars=254)
-    try:
-        if email:
-            validate_email(email)
-    except ValidationError:
-        raise _field_error("email", "Enter an e-mail address like you@example.com.") from None
-    return email
-
-
-def page_url_field(data: Mapping[str, Any]) -> str:
-    try:
-        return http_url(text_field(data, "page_url", max_chars=2000))
-    except UnsafeUrl as error:
-        raise _field_error("page_url", str(error)) from None
 
 
 def limit(kind: str, *, client: str = "", conversation_id: str = "", sender: str = "") -> None:

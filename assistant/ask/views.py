@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from assistant.api_errors import json_error
 from assistant.ask import intake, services
+from assistant.demo import PROJECT_NAME as DEMO_PROJECT
 from assistant.errors import IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
@@ -22,9 +23,15 @@ from assistant.wiring import readiness
 
 @require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
-    """A plain page to try the assistant: no JavaScript needed."""
-    project = Project.objects.first()
-    context: dict[str, object] = {"project": project, "question": "", "topic": ""}
+    """A plain page to try the assistant: no JavaScript needed. Its questions are a visitor's
+    (logged as the widget's: the page is the widget without JavaScript)."""
+    project = home_project(request)
+    context: dict[str, object] = {
+        "project": project,
+        "question": "",
+        "topic": "",
+        "is_demo": project is not None and project.name == DEMO_PROJECT,
+    }
     if request.method == "POST" and project is not None:
         context.update(
             question=request.POST.get("question", "").strip(),
@@ -43,11 +50,26 @@ def home(request: HttpRequest) -> HttpResponse:
         else:
             result = services.ask(
                 project=project, question=question, topic=topic,
-                channel=Interaction.Channel.SANDBOX,
+                channel=Interaction.Channel.WIDGET,
+                client=request.META.get("REMOTE_ADDR", ""),
             )  # fmt: skip
             context["result"] = result
             context["answer_html"] = render(result.answer)
     return TemplateResponse(request, "assistant/home.html", context)
+
+
+def home_project(request: HttpRequest) -> Project | None:
+    """The project named by `?project=<public key>`; else the demo (the page suggests its
+    question), else the oldest project. Never the alphabetically first one: a second project
+    must not take the page over."""
+    key = (request.POST.get("project") or request.GET.get("project") or "").strip()
+    if key:
+        found = Project.objects.filter(public_key=key).first()
+        if found is not None:
+            return found
+    return (
+        Project.objects.filter(name=DEMO_PROJECT).first() or Project.objects.order_by("pk").first()
+    )
 
 
 @require_GET

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import HttpResponse
 from django.template.response import TemplateResponse
@@ -9,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from assistant.handoff.models import Handoff
+from assistant.handoff.sending import mail_goes_to_outbox
 
 PAGE_SIZE = 20
 
@@ -21,6 +23,7 @@ def handoff_list(request: HtmxHttpRequest) -> HttpResponse:
     rows = Handoff.objects.filter(project=project)  # none without a project
     context["page"] = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
     context["query"] = f"project={project.pk}" if project is not None else ""
+    context["outbox"] = settings.EMAIL_FILE_PATH if mail_goes_to_outbox() else None
     # The pager asks for the next page with htmx: the list alone, swapped in place.
     template = "console/_handoffs_body.html" if request.htmx else "console/handoffs.html"
     return TemplateResponse(request, template, context)

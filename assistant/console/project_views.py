@@ -41,9 +41,11 @@ def project_list(request: HttpRequest) -> HttpResponse:
     return _projects_page(request, ProjectCreateForm())
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @staff_required
 def project_new(request: HttpRequest) -> HttpResponse:
+    if request.method == "GET":  # a bookmarked or typed address: the form is on the list
+        return redirect(reverse("console-projects") + "#new-project")
     form = ProjectCreateForm(request.POST)
     if not form.is_valid():
         return _projects_page(request, form)

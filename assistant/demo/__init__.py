@@ -32,10 +32,11 @@ class SeedResult:
     removed: int
 
 
-def demo_seed(*, origins: Sequence[str] = ()) -> SeedResult:
+def demo_seed(*, origins: Sequence[str] = (), docs_url: str = DOCS_URL) -> SeedResult:
     """Create or refresh the demo project and its documents. Safe to run again. `origins`
     (where the demo pages are served, e.g. another port) are allowed too; a bad one raises
-    ValueError before anything is written."""
+    ValueError before anything is written. `docs_url`: where the help centre's pages are read
+    (`.bin/run` passes this server's /demo/help/, so a citation opens a real page)."""
     wanted = [normalise_origin(origin) for origin in origins]
     with transaction.atomic():
         project, created = Project.objects.get_or_create(
@@ -53,7 +54,7 @@ def demo_seed(*, origins: Sequence[str] = ()) -> SeedResult:
         )
     # The source reads the help centre as a JSON Lines export, so "Sync now" in the console
     # (or sync_source) re-reads exactly what this seed loads, and never finds it gone.
-    Source.objects.filter(pk=source.pk).update(config={"jsonl": str(demo_export())})
+    Source.objects.filter(pk=source.pk).update(config={"jsonl": str(demo_export(docs_url))})
     source.refresh_from_db()
     run = source_sync(source=source, trigger="seed", confirm_removals=True)
     if run.status != SyncRun.Status.SUCCEEDED:
@@ -64,15 +65,16 @@ def demo_seed(*, origins: Sequence[str] = ()) -> SeedResult:
     )  # fmt: skip
 
 
-def demo_export() -> Path:
+def demo_export(docs_url: str = DOCS_URL) -> Path:
     """The demo documents as a JSON Lines export (id, title, text, url) in the data folder."""
+    docs_url = docs_url if docs_url.endswith("/") else docs_url + "/"
     rows = []
     for path in sorted(DOCS_DIR.glob("*.md")):
         text = path.read_text(encoding="utf-8")
         first_line = text.splitlines()[0]
         title = first_line.lstrip("# ").strip() if first_line.startswith("#") else path.stem
         body = "\n".join(text.splitlines()[1:]) if first_line.startswith("#") else text
-        rows.append({"id": path.name, "title": title, "text": body, "url": DOCS_URL + path.stem})
+        rows.append({"id": path.name, "title": title, "text": body, "url": docs_url + path.stem})
     export = Path(settings.DATA_DIR) / "demo" / "help-centre.jsonl"
     export.parent.mkdir(parents=True, exist_ok=True)
     export.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")

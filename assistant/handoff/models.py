@@ -15,6 +15,8 @@ class Handoff(models.Model):
         QUEUED = "queued", "Queued"
         SENDING = "sending", "Sending"
         SENT = "sent", "Sent"
+        #: No mail server (EMAIL_HOST unset): the message is a file in DATA_DIR/outbox/.
+        WRITTEN = "written", "Written to outbox/"
         FAILED = "failed", "Failed"
         #: A support page: the visitor was sent there; nothing is delivered by us.
         OPENED = "opened", "Support page opened"

@@ -1,15 +1,15 @@
 """Writes of "Ask a person": record a handoff with the conversation as the visitor saw it,
-deliver it in the background (retried), and say what happens next."""
+queue its delivery (assistant/handoff/sending.py does it, retried by the task), and say what
+happens next."""
 
 from __future__ import annotations
 
 import logging
 
 from django.db import transaction
-from django.utils import timezone
 
-from assistant.handoff.delivery import DeliveryFailed, deliver
 from assistant.handoff.models import Handoff
+from assistant.handoff.tasks import handoff_send
 from assistant.models import Interaction, Project
 from assistant.wiring import background
 
@@ -53,10 +53,14 @@ def handoff_create(
             status=Status.OPENED if via == Handoff.Via.LINK else Status.QUEUED,
         )  # fmt: skip
         if via != Handoff.Via.LINK:
-            from assistant.handoff.tasks import handoff_send
-
-            background.enqueue(handoff_send, handoff.pk)
+            _queue_delivery(handoff.pk)
     return handoff
+
+
+def _queue_delivery(handoff_id: int) -> None:
+    """The one place a service queues the task (after the commit); the task calls
+    sending.handoff_deliver, never this module."""
+    background.enqueue(handoff_send, handoff_id)
 
 
 def what_happens_next(handoff: Handoff) -> str:
@@ -71,32 +75,4 @@ def what_happens_next(handoff: Handoff) -> str:
     return (
         "Thanks! We've sent this conversation to our support team. You left no e-mail address, "
         "so they can't reply to you directly: add one and send again if you'd like an answer."
-    )
-
-
-def handoff_deliver(*, handoff_id: int, last_attempt: bool) -> None:
-    """One delivery attempt. Raises DeliveryFailed when another attempt should follow;
-    records the failure for good on the last attempt or when the receiver refused."""
-    claimed = Handoff.objects.filter(pk=handoff_id, status=Status.QUEUED).update(
-        status=Status.SENDING
-    )
-    if not claimed:
-        logger.info("handoff %s is not waiting to be sent; nothing to do", handoff_id)
-        return
-    handoff = Handoff.objects.select_related("project").get(pk=handoff_id)
-    attempts = handoff.attempts + 1
-    try:
-        deliver(handoff)
-    except DeliveryFailed as exc:
-        final = last_attempt or not exc.retry
-        logger.warning("handoff %s not delivered (attempt %s): %s", handoff_id, attempts, exc)
-        Handoff.objects.filter(pk=handoff_id).update(
-            status=Status.FAILED if final else Status.QUEUED, attempts=attempts,
-            error=str(exc)[:200],
-        )  # fmt: skip
-        if not final:
-            raise
-        return
-    Handoff.objects.filter(pk=handoff_id).update(
-        status=Status.SENT, attempts=attempts, error="", delivered_at=timezone.now()
     )

@@ -7,7 +7,7 @@ from typing import Any
 from celery import shared_task
 from django.conf import settings
 
-from assistant.handoff import services
+from assistant.handoff import sending
 from assistant.handoff.delivery import DeliveryFailed
 from assistant.wiring import background
 
@@ -23,13 +23,11 @@ def handoff_send(self: Any, handoff_id: int, attempt: int = 0) -> None:
         # No broker (the embedded default): the retry waits in this process's schedule, not
         # on the handoff lane, which the next handoff may use meanwhile.
         try:
-            services.handoff_deliver(handoff_id=handoff_id, last_attempt=attempt >= RETRIES)
+            sending.handoff_deliver(handoff_id=handoff_id, last_attempt=attempt >= RETRIES)
         except DeliveryFailed:
             background.enqueue_later(base * 2**attempt, handoff_send, handoff_id, attempt + 1)
         return
     try:
-        services.handoff_deliver(
-            handoff_id=handoff_id, last_attempt=self.request.retries >= RETRIES
-        )
+        sending.handoff_deliver(handoff_id=handoff_id, last_attempt=self.request.retries >= RETRIES)
     except DeliveryFailed as exc:
         raise self.retry(exc=exc, countdown=base * 2**self.request.retries) from exc

@@ -26,7 +26,7 @@ from mcp_types import INVALID_REQUEST
 from starlette.datastructures import Headers
 from starlette.types import Receive, Scope, Send
 
-from assistant.ask import intake
+from assistant.ask import intake, mcp_intake
 from assistant.ask.intake import Caller
 from assistant.ask.services import UNAVAILABLE
 from assistant.errors import IntakeError
@@ -54,7 +54,7 @@ async def mcp_application(scope: Scope, receive: Receive, send: Send) -> None:
     client = scope.get("client") or ("", 0)
     caller = Caller.from_headers(headers, key="", client=client[0])
     try:
-        project = await database_sync_to_async(intake.authorise_mcp)(caller)
+        project = await database_sync_to_async(mcp_intake.authorise_mcp)(caller)
     except IntakeError as error:
         await _refuse(error, send)
         return

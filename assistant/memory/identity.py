@@ -31,7 +31,7 @@ class IdentityError(ValueError):
 
 
 def user_hash(project: Project, user_id: str) -> str:
-    """What the host page's server computes for `user_id` (documented in the README).
+    """What the host page's server computes for `user_id` (documented in docs/memory.md).
     IdentityError when the project has no readable secret key."""
     try:
         key = project.signing_key()

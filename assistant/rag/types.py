@@ -68,7 +68,7 @@ class Candidate:
 #: What one more reranked chunk adds to a question: 8 ms on this machine's two cores, the
 #: median of `manage.py bench --only stages` stage `rerank_per_chunk` (the rerank stage over the
 #: chunks it read: 7.8 ms, 20 Ray questions x 3 runs, 2026-11-25; 13.7 ms while another process
-#: held a core). The console's help text quotes it; see README "How an answer is made".
+#: held a core). The console's help text quotes it; see docs/answers.md.
 RERANK_MS_PER_CHUNK = 8
 
 #: The relevance gate's threshold of a new project.

@@ -15,9 +15,9 @@ from django.utils import timezone
 from assistant.ask.selectors import conversation_history
 from assistant.ask.services import UNAVAILABLE, ask
 from assistant.models import Interaction, Project, SmsMessage
-from assistant.sms import twilio_rest
 from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
 from assistant.sms.deferral import run_within
+from assistant.sms.tasks import sms_send_reply
 from assistant.sms.text import (
     CLEARED,
     EMPTY_REPLY,
@@ -28,7 +28,6 @@ from assistant.sms.text import (
     sms_reply,
 )
 from assistant.wiring import background
-from assistant.wiring.resilience import describe
 
 logger = logging.getLogger(__name__)
 
@@ -126,38 +125,14 @@ def sms_answer(*, message_id: int) -> str:
 
 
 def sms_reply_later(*, message_id: int) -> None:
-    """The webhook has already answered Twilio: queue the ready reply for the REST API."""
-    from assistant.sms.tasks import sms_send_reply
-
+    """The webhook has already answered Twilio: queue the ready reply for the REST API (the task
+    sends it with sending.sms_send)."""
     with transaction.atomic():
         queued = SmsMessage.objects.filter(pk=message_id, status=Status.ANSWERED).update(
             delivery=SmsMessage.Delivery.REST, status=Status.QUEUED
         )
         if queued:
             background.enqueue(sms_send_reply, message_id)
-
-
-def sms_send(*, message_id: int) -> None:
-    """Send a queued reply through Twilio's REST API, at most once."""
-    claimed = SmsMessage.objects.filter(pk=message_id, status=Status.QUEUED).update(
-        status=Status.SENDING
-    )
-    if not claimed:
-        logger.info("SMS reply %s is not waiting to be sent; nothing to do", message_id)
-        return
-    message = SmsMessage.objects.get(pk=message_id)
-    try:
-        sid = twilio_rest.send_sms(
-            to=message.from_number, from_=message.to_number, body=message.reply
-        )
-    except Exception as exc:
-        cause = describe(exc)
-        logger.warning("SMS reply to %s was not sent: %s", message.message_sid, cause)
-        SmsMessage.objects.filter(pk=message_id).update(status=Status.FAILED, error=cause[:200])
-        return
-    SmsMessage.objects.filter(pk=message_id).update(
-        status=Status.REPLIED, reply_sid=sid, replied_at=timezone.now()
-    )
 
 
 def _record(*, project: Project, inbound: Inbound, kind: str, now: datetime) -> SmsMessage | None:

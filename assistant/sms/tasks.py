@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from assistant.sms import services
+from assistant.sms import sending
 
 
 @shared_task(name="sms.send_reply", ignore_result=True)
 def sms_send_reply(message_id: int) -> None:
-    services.sms_send(message_id=message_id)
+    sending.sms_send(message_id=message_id)

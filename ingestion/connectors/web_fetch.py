@@ -31,6 +31,8 @@ class Page:
     headers: Mapping[str, str] = field(default_factory=dict)
     #: The body was longer than the cap and `keep_start` asked for its start: `html` holds it.
     cut: bool = False
+    #: Why it is not read although it answered: another kind of file than a web page.
+    not_a_page: str = ""
 
 
 def fetch(
@@ -78,7 +80,7 @@ def _read(
         return Page(url, final, response.status_code)
     kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
     if html_only and kind and kind not in _HTML_TYPES:
-        return Page(url, final, response.status_code, error=f"not a web page ({kind})")
+        return Page(url, final, response.status_code, not_a_page=f"not a web page ({kind})")
     declared = int(response.headers.get("content-length") or 0)
     if declared > max_bytes and not keep_start:
         return Page(url, final, response.status_code, error=too_big(what, max_bytes))

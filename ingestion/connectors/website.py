@@ -46,6 +46,13 @@ from ingestion.page_kinds import SOURCE
 from ingestion.services import IncomingDocument
 
 USER_AGENT = "AskDocsBot/1.0 (+self-hosted Ask AI assistant; respects robots.txt)"
+#: Links to files a page shows or loads rather than pages to read (a Sphinx page links its
+#: figures, `_images/*.png`): never fetched, never counted as failures.
+_NOT_PAGES = re.compile(
+    r"\.(png|jpe?g|gif|svg|webp|ico|bmp|css|js|map|json|xml|txt|pdf|zip|gz|tgz|bz2|xz|tar"
+    r"|woff2?|ttf|eot|mp4|webm|mp3|ogg|wav|ipynb|py|csv)$",
+    re.IGNORECASE,
+)
 _SITEMAP_NS = re.compile(r"^\{[^}]*\}")
 
 #: Pages documentation generators make for machines or for browsing, not for reading: the
@@ -329,8 +336,10 @@ class WebsiteConnector:
             client, url, seconds=self._seconds_for_one(), max_bytes=self.limits.max_page_bytes,
             headers=headers, follow=self._reason_not_to_follow,
         )  # fmt: skip
+        if page.error or page.not_a_page:
+            return page
         return Page(page.url, page.final_url, page.status, page.html, page.error,
-                    _validators(page.headers)) if not page.error else page  # fmt: skip
+                    _validators(page.headers))  # fmt: skip
 
     def _reason_not_to_follow(self, url: str) -> str:
         """A redirect is followed only within the site (checked before it is requested)."""
@@ -342,6 +351,8 @@ class WebsiteConnector:
         return ""
 
     def _page_item(self, page: Page) -> tuple[Fetched | Gone | Failed | Skipped, list[str]]:
+        if page.not_a_page:
+            return Skipped(page.url, page.not_a_page), []
         if page.error:
             return Failed(page.url, page.error), []
         if page.status in (404, 410):
@@ -360,6 +371,7 @@ class WebsiteConnector:
         links = list(dict.fromkeys(
             link for href in tree.xpath("//a/@href")
             if self.in_scope(link := normalise(urljoin(final, href)))
+            and not _NOT_PAGES.search(urlsplit(link).path)
         ))  # fmt: skip
         robots = " ".join(tree.xpath('//meta[@name="robots"]/@content')).lower()
         if "noindex" in robots:

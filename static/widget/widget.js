@@ -156,7 +156,7 @@
     ".w{--bg:#fff;--fg:#1d2433;--muted:#5b6478;--line:#d9dce6;--soft:#eef1fb;--code:#eef0f6;--err:#a61e1e;--link:var(--c);" +
     "font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);position:fixed;bottom:20px;z-index:2147483000;" +
     (cfg.left ? "left:20px" : "right:20px") + "}" +
-    ".w.dark{" + DARK + "}@media (prefers-color-scheme:dark){.w.auto{" + DARK + "}}" +
+    ".w.dark{" + DARK + "}" +
     "button,textarea,input{font:inherit;color:inherit}input::placeholder,textarea::placeholder{color:var(--muted)}" +
     ".launch{background:var(--c);color:#fff;border:0;border-radius:999px;padding:12px 20px;font-weight:600;cursor:pointer;box-shadow:0 4px 14px rgba(0,0,0,.2)}" +
     ".panel{position:absolute;bottom:60px;" + (cfg.left ? "left:0" : "right:0") +
@@ -204,6 +204,9 @@
     ".panel,.open .panel{position:fixed;inset:0;width:100vw;max-width:none;height:100%;max-height:none;border-radius:0}" +
     // Fingers, not pointers: every control at least 44 by 44 CSS pixels (WCAG 2.5.5).
     "button,.chip,.person a.btn,.person input{min-height:44px;min-width:44px}.fb button{line-height:0}" +
+    // The [n] markers keep their place in the text: the 44-pixel box overhangs the line.
+    ".cite{display:inline-block;min-width:44px;min-height:44px;line-height:44px;text-align:center;margin:-16px -12px;vertical-align:middle}" +
+    ".src a,.related a,.src .doc{display:block;min-height:44px;padding:11px 0}" +
     ".copy{top:0;right:0}.a pre{padding-top:50px}}";
 
   // ---- Build ----------------------------------------------------------------------------------
@@ -215,6 +218,29 @@
   shadow.appendChild(style);
   var wrap = shadow.appendChild(el("div", "w " + cfg.theme));
   wrap.style.setProperty("--c", cfg.color);
+
+  // data-theme="auto" follows the host page, not only the system: a page with a dark
+  // background gets the dark panel, a light-only page the light one whatever the system says,
+  // and a page without a background of its own is dark only where its color-scheme allows it.
+  var systemDark = window.matchMedia ? matchMedia("(prefers-color-scheme: dark)") : null;
+  function backgroundOf(node) {
+    if (!node) return null;
+    var rgb = (getComputedStyle(node).backgroundColor.match(/[\d.]+/g) || []).map(Number);
+    return rgb.length < 3 || rgb[3] === 0 ? null : rgb;
+  }
+  function hostIsDark() {
+    var bg = backgroundOf(document.body) || backgroundOf(document.documentElement);
+    if (bg) return (0.2126 * bg[0] + 0.7152 * bg[1] + 0.0722 * bg[2]) / 255 < 0.5;
+    var meta = document.querySelector('meta[name="color-scheme"]');
+    var scheme = getComputedStyle(document.documentElement).colorScheme + " " + (meta ? meta.content : "");
+    return /\bdark\b/.test(scheme) && !/\bonly light\b/.test(scheme) && !!systemDark && systemDark.matches;
+  }
+  function applyTheme() {
+    if (cfg.theme === "auto") wrap.classList.toggle("dark", hostIsDark());
+  }
+  if (systemDark && systemDark.addEventListener) systemDark.addEventListener("change", applyTheme);
+  // A host page's own dark-mode switch: a class, style or data attribute on <html> or <body>.
+  var themeWatch = new MutationObserver(applyTheme);
 
   var launcher = wrap.appendChild(el("button", "launch", cfg.title));
   launcher.type = "button";
@@ -307,7 +333,10 @@
     launcher.setAttribute("aria-expanded", "true");
     scrollDown(); // a conversation restored while the panel was hidden: show its latest answer
     if (!suggested.length) loadSuggestions();
-    if (!input.value) input.value = cfg.question;
+    applyTheme();
+    // The page's question starts an empty conversation; mid-conversation it would be typed
+    // back over and over (it stays a chip of the empty panel).
+    if (!input.value && !kept.length) input.value = cfg.question;
     input.focus();
     input.select();
   }
@@ -543,7 +572,7 @@
 
   function store() {
     try {
-      sessionStorage.setItem(KEPT, JSON.stringify({ conversation: conversation, person: person, messages: kept }));
+      sessionStorage.setItem(KEPT, JSON.stringify({ conversation: conversation, person: person, messages: kept, topic: cfg.topic, page: location.pathname }));
     } catch (e) { /* storage blocked or full: the conversation lives on this page only */ }
   }
   function remember(answer) {
@@ -590,6 +619,17 @@
       answer.show(!!m.refused);
       kept.push(m);
     });
+    // Another page of the site with another topic: as AskAI.setTopic, a line in the
+    // transcript and a fresh conversation on the server. (A reload of the same page keeps its
+    // conversation, whatever topic the page's script had been given since.)
+    var last = kept[kept.length - 1];
+    if (last && !("topic" in last) && typeof saved.topic === "string" && saved.topic !== cfg.topic &&
+        saved.page !== location.pathname) {
+      topicBreak(cfg.topic);
+      kept.push({ topic: cfg.topic });
+      conversation = null;
+      store();
+    }
     chips.hidden = kept.length > 0;
   }
   function newConversation() {
@@ -666,7 +706,7 @@
           note.textContent = b[1] === "down" ? "Thanks. What was missing?" : "Thanks!";
           if (b[1] === "down") {
             commentBox(answer, bar, note);
-            if (!answer.refused) askAPerson(answer);
+            if (!answer.refused) askAPerson(answer, true);
           }
         }, function () { note.textContent = "Could not send your feedback."; });
       });
@@ -690,10 +730,12 @@
     });
   }
 
-  function askAPerson(answer) {
+  function askAPerson(answer, reveal) {
     if (!person || !conversation || answer.node.querySelector(".person")) return;
     var about = conversation; // the conversation of this answer, even after a new topic
     var box = answer.node.appendChild(el("div", "person"));
+    // After a thumbs-down it comes below the comment box, out of sight: show it.
+    if (reveal) setTimeout(function () { box.scrollIntoView({ block: "nearest" }); }, 0);
     if (person.via === "link") {
       // A support page: open it (a real link, so no pop-up blocker stands in the way) and
       // record the handoff on the way.
@@ -913,6 +955,10 @@
 
   function mount() {
     document.body.appendChild(host);
+    applyTheme();
+    [document.documentElement, document.body].forEach(function (node) {
+      themeWatch.observe(node, { attributes: true, attributeFilter: ["class", "style", "data-theme", "data-bs-theme"] });
+    });
   }
   if (document.body) mount();
   else document.addEventListener("DOMContentLoaded", mount);

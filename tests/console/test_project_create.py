@@ -87,7 +87,10 @@ def test_creating_needs_staff_a_post_and_the_csrf_token(reader_client, staff):
     assert reader_client.post("/admin/projects/new/", data).status_code == 403
     csrf_client = Client(enforce_csrf_checks=True)
     csrf_client.force_login(staff)
-    assert csrf_client.get("/admin/projects/new/").status_code == 405
+    # A typed or bookmarked address gets the form, not a blank 405.
+    response = csrf_client.get("/admin/projects/new/")
+    assert (response.status_code, response["Location"]) == (302, "/admin/projects/#new-project")
+    assert 'id="new-project"' in csrf_client.get("/admin/projects/").content.decode()
     assert csrf_client.post("/admin/projects/new/", data).status_code == 403
     assert not Project.objects.filter(name="Docs").exists()
 

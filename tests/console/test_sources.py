@@ -159,3 +159,30 @@ def test_the_console_issues_a_token_only_for_an_import_source(staff_client, docs
     discord.refresh_from_db()
     assert "webhook_token_sha256" not in discord.config
     assert b"Webhook token" not in staff_client.get(f"/admin/sources/{discord.pk}/").content
+
+
+def test_the_bar_never_goes_back_when_a_crawl_finds_more_pages_and_sync_now_waits(
+    staff_client, docs
+):
+    from ingestion.sync import _save_progress
+
+    run = SyncRun.objects.create(source=docs, status="running", done=6, total=10)
+    _save_progress(run)  # 6 of 10 (and one in reserve): 54%
+    run.total = 40  # the crawl's next level
+    _save_progress(run)
+    html = staff_client.get(f"/admin/sources/{docs.pk}/").content.decode()
+    assert 'aria-valuenow="54"' in html  # not 15
+    assert re.search(r'<button type="submit" disabled[^>]*>Syncing…</button>', html)
+    run.done = 30  # 24 more of the 35 left: the other 46% moves by 24/35
+    _save_progress(run)
+    partial = staff_client.get(f"/admin/sources/{docs.pk}/", HTTP_HX_REQUEST="true")
+    assert b'aria-valuenow="85"' in partial.content
+    assert b'id="sync-now"' in partial.content and b'hx-swap-oob="true"' in partial.content
+    run.done = 40
+    _save_progress(run)
+    assert 95 <= SyncRun.objects.get(pk=run.pk).percent < 100  # all known done, not finished
+
+    SyncRun.objects.filter(pk=run.pk).update(status="succeeded")
+    done = staff_client.get(f"/admin/sources/{docs.pk}/", HTTP_HX_REQUEST="true").content
+    assert b">Sync now</button>" in done and b"disabled" not in done
+    assert b'aria-valuenow="100"' in done

@@ -9,7 +9,7 @@ import pytest
 
 from assistant.models import Project, SmsMessage
 from assistant.sms import twilio_rest
-from assistant.sms.services import sms_send
+from assistant.sms.sending import sms_send
 from assistant.wiring import resilience
 from tests.sms.conftest import CALLER, FIELD_NUMBER
 
@@ -68,7 +68,7 @@ def test_it_retries_server_errors_with_backoff_then_sends(queued, twilio):
 def test_it_records_the_cause_when_twilio_fails_for_good(queued, twilio, caplog):
     twilio.fail_next(3, status=500)
     message = queued()
-    with caplog.at_level(logging.WARNING, logger="assistant.sms.services"):
+    with caplog.at_level(logging.WARNING, logger="assistant.sms.sending"):
         sms_send(message_id=message.pk)
     message.refresh_from_db()
     assert twilio.attempts == 3 and twilio.messages == []
@@ -108,7 +108,7 @@ def test_it_retries_when_nothing_listens(queued, twilio, settings, caplog):
     settings.TWILIO_API_BASE_URL = unused_url()
     twilio_rest.reset()
     message = queued()
-    with caplog.at_level(logging.WARNING, logger="assistant.sms.services"):
+    with caplog.at_level(logging.WARNING, logger="assistant.sms.sending"):
         sms_send(message_id=message.pk)
     message.refresh_from_db()
     assert message.status == "failed" and "ConnectionError" in message.error

@@ -12,10 +12,16 @@ class Command(BaseCommand):
             help="Also allow this origin (where the demo pages are served), e.g. "
             "http://127.0.0.1:9000; repeat for more",
         )  # fmt: skip
+        parser.add_argument(
+            "--docs-url", default="",
+            help="Where the help centre's pages are read, e.g. http://127.0.0.1:8000/demo/help/ "
+            "(this server's copy; .bin/run passes it). Default: the fictional help.acme.example",
+        )  # fmt: skip
 
     def handle(self, *args: object, **options) -> None:
         try:
-            result = demo_seed(origins=options["origin"])
+            extra = {"docs_url": options["docs_url"]} if options["docs_url"] else {}
+            result = demo_seed(origins=options["origin"], **extra)
         except ValueError as exc:
             raise CommandError(f"--origin: {exc}") from exc
         self.stdout.write(

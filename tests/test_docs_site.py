@@ -1,0 +1,53 @@
+"""The manual: docs/ built by MkDocs strictly (a broken link, anchor or nav entry fails the
+suite), a short README that points at it, and the server serving it at /docs/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_the_manual_builds_with_no_warning(built_docs):
+    site, output = built_docs
+    assert "WARNING" not in output
+    for page in ("widget", "console", "sources", "api", "sms", "models", "configuration",
+                 "scaling-out", "security", "measuring"):  # fmt: skip
+        assert (site / page / "index.html").is_file(), page
+
+
+def test_the_readme_fits_on_two_screens_and_its_links_exist():
+    readme = (REPO / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150
+    assert "./.bin/run" in readme and "./.bin/test" in readme
+    for target in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (REPO / target).is_file(), target
+
+
+def test_the_measuring_page_dates_its_figures():
+    text = (REPO / "docs" / "measuring.md").read_text()
+    for heading in re.findall(r"^## .+$", text, flags=re.M):
+        section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+        assert re.search(r"20\d\d-\d\d-\d\d", section), f"{heading} has no date"
+
+
+@pytest.mark.django_db
+def test_the_server_serves_the_built_manual(client, settings, built_docs):
+    settings.ASKDOCS_DOCS_DIR = built_docs[0]
+    page = client.get("/docs/console/")
+    assert page.status_code == 200
+    assert b'id="logging-in"' in b"".join(page.streaming_content)
+    assert client.get("/docs/").status_code == 200
+    assert client.get("/docs/../settings.py").status_code in (400, 404)
+    assert client.get("/docs/assets/").status_code == 404  # never a folder listing
+
+
+@pytest.mark.django_db
+def test_an_unbuilt_manual_says_how_to_build_it(client, settings, tmp_path):
+    settings.ASKDOCS_DOCS_DIR = tmp_path
+    page = client.get("/docs/console/")
+    assert page.status_code == 404
+    assert b"mkdocs build" in page.content
