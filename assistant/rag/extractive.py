@@ -501,10 +501,12 @@ class ExtractiveGenerator:
         read timeouts) where the quote that answers shows how ("Specify a tuple: ...")."""
         if QUOTE_MODE == "sentences":
             return self._choose(scored, said, self.max_units, max_words)
-        best_items = items.get(scored[0][0].passage, [])
-        if QUOTE_MODE == "picked" or (
-            QUOTE_MODE == "auto" and not any(u.kind != "sentence" for u in best_items)
-        ):
+        # Documentation with structure (code, lists, API entries) in what was kept is quoted
+        # by section; plain prose (an encyclopedia's, a support thread's) by its near-best
+        # sentences: ClapNQ ROUGE-L 0.608 picked, 0.549 by section; realistic Requests
+        # questions, key facts 0.425 picked where the best passage was prose, 0.575 by section.
+        structured = any(u.kind != "sentence" for found in items.values() for u in found)
+        if QUOTE_MODE == "picked" or (QUOTE_MODE == "auto" and not structured):
             return self._picked(scored, said, items, max_words)
         quotes: list[tuple[list[Unit], float]] = []
         better: set[Unit] = set()  # the sentences ranked above the one being read
