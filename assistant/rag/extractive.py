@@ -501,11 +501,14 @@ class ExtractiveGenerator:
         read timeouts) where the quote that answers shows how ("Specify a tuple: ...")."""
         if QUOTE_MODE == "sentences":
             return self._choose(scored, said, self.max_units, max_words)
-        # Documentation with structure (code, lists, API entries) in what was kept is quoted
-        # by section; plain prose (an encyclopedia's, a support thread's) by its near-best
-        # sentences: ClapNQ ROUGE-L 0.608 picked, 0.549 by section; realistic Requests
-        # questions, key facts 0.425 picked where the best passage was prose, 0.575 by section.
-        structured = any(u.kind != "sentence" for found in items.values() for u in found)
+        # Documentation is quoted by section: a passage cut from a section (its title carries
+        # a heading path), an API reference, or one with code, lists or API entries. Prose with
+        # no sections (an encyclopedia's passage, a support thread) is quoted by its near-best
+        # sentences: ClapNQ ROUGE-L 0.608 so, 0.549 by section; realistic Requests questions,
+        # key facts 0.450 when prose chunks of docs were quoted so, 0.575 by section.
+        structured = any(
+            " > " in c.chunk.title or c.chunk.kind == "reference" for c in passages[: len(items)]
+        ) or any(u.kind != "sentence" for found in items.values() for u in found)
         if QUOTE_MODE == "picked" or (QUOTE_MODE == "auto" and not structured):
             return self._picked(scored, said, items, max_words)
         quotes: list[tuple[list[Unit], float]] = []
