@@ -501,14 +501,12 @@ class ExtractiveGenerator:
         read timeouts) where the quote that answers shows how ("Specify a tuple: ...")."""
         if QUOTE_MODE == "sentences":
             return self._choose(scored, said, self.max_units, max_words)
-        # Documentation is quoted by section: a passage cut from a section (its title carries
-        # a heading path), an API reference, or one with code, lists or API entries. Prose with
-        # no sections (an encyclopedia's passage, a support thread) is quoted by its near-best
-        # sentences: ClapNQ ROUGE-L 0.608 so, 0.549 by section; realistic Requests questions,
-        # key facts 0.450 when prose chunks of docs were quoted so, 0.575 by section.
-        structured = any(
-            " > " in c.chunk.title or c.chunk.kind == "reference" for c in passages[: len(items)]
-        ) or any(u.kind != "sentence" for found in items.values() for u in found)
+        # Documentation with structure in what was kept (code, lists, API entries) is quoted
+        # by section; prose (an encyclopedia's passage, a help centre's page) by its near-best
+        # sentences, each with the code it leads to: ClapNQ ROUGE-L 0.608 so, 0.549 by
+        # section; in prose the answering sentence may stand apart from the best-scoring one
+        # ("Students get 50% off" beside "The student discount is renewed every year").
+        structured = any(u.kind != "sentence" for found in items.values() for u in found)
         if QUOTE_MODE == "picked" or (QUOTE_MODE == "auto" and not structured):
             return self._picked(scored, said, items, max_words)
         quotes: list[tuple[list[Unit], float]] = []
@@ -531,7 +529,12 @@ class ExtractiveGenerator:
             better.add(unit)
         if not quotes:
             quotes = [([scored[0][0]], scored[0][1])]
-        if len(quotes) > 1:
+        # Quotes that differ only in prose are told apart by their best sentence: read whole,
+        # a quote dense with the question's words ("The student discount is renewed ...")
+        # outscores the one that answers ("Students get 50% off"). Where a quote shows code, a
+        # list or an API entry, reading it whole sees what the sentence alone cannot.
+        shown = any(u.kind != "sentence" for q, _ in quotes for u in q)
+        if len(quotes) > 1 and shown:
             texts = [
                 f"{passages[q[0].passage].chunk.title}\n" + "\n".join(u.text for u in q)
                 for q, _ in quotes
