@@ -27,6 +27,8 @@ from lxml import etree
 from markdownify import ATX, MarkdownConverter
 
 from ingestion.page_kinds import page_kind
+from ingestion.page_layout import drop as _drop
+from ingestion.page_layout import lift_table_headings, unwrap_code_tables, unwrap_layout_lists
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
@@ -123,7 +125,9 @@ def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
     ids = _ids(tree)
     _mark_anchors(region, ids)
     _clean(region, inside_main=region.tag != "body")
-    _unwrap_layout_lists(region)
+    unwrap_layout_lists(region)
+    lift_table_headings(region)
+    unwrap_code_tables(region)
     title = _first_heading(region) or page_title or fallback_title
     markdown = _Converter().convert(etree.tostring(region, encoding="unicode", method="html"))
     return ExtractedPage(
@@ -263,17 +267,6 @@ def _clean(region: Any, *, inside_main: bool) -> None:
         _drop(element)
 
 
-def _unwrap_layout_lists(region: Any) -> None:
-    """A list item that holds a heading is layout, not a list (Javadoc nests every section in
-    `<ul class="blockList"><li>`): it reads as a block, so its headings stay headings."""
-    for item in list(region.iter("li")):
-        if next(item.iter(*_HEADINGS), None) is not None:
-            item.tag = "div"
-    for listing in list(region.iter("ul", "ol")):
-        if not any(getattr(child, "tag", None) == "li" for child in listing):
-            listing.tag = "div"
-
-
 def _is_permalink(link: Any) -> bool:
     text = link.text_content().strip()
     return link.get("href", "").startswith("#") and (not text or text in _PERMALINK_GLYPHS)
@@ -291,21 +284,6 @@ def _is_source_link(link: Any) -> bool:
         )
         or (text in _SOURCE_LINK_TEXTS and "/_modules/" in link.get("href", ""))
     )
-
-
-def _drop(element: Any) -> None:
-    """Remove an element but keep the text that follows it."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail
-    previous = element.getprevious()
-    if tail:
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)
 
 
 class _Converter(MarkdownConverter):

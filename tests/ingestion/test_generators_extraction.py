@@ -61,3 +61,45 @@ def test_the_extraction_measure_reads_xhtml_and_counts_a_layout_item_as_a_contai
     assert missing == {}
     assert figures.texts == figures.texts_kept == 2  # the layout <li>s are not texts
     assert figures.headings == figures.headings_kept == 2
+
+
+#: Doxygen: each member group is a table whose first row is the group's heading.
+DOXYGEN = """<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN"
+ "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>JsonCpp: Json::Reader Class Reference
+</title></head><body><div class="contents">
+<table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader">
+<a name="pub-types"></a>Public Types</h2></td></tr>
+<tr><td class="memItemLeft">using</td><td class="memItemRight">Char = char</td></tr>
+</table><table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader">
+<a name="pub-methods"></a>Public Member Functions</h2></td></tr>
+<tr><td class="memItemLeft">bool</td>
+<td class="memItemRight">parse (const std::string &amp;document)</td></tr>
+<tr><td></td><td class="mdescRight">Read a Value from a JSON document held in a string.</td></tr>
+</table></div></body></html>"""
+
+
+def test_a_table_row_that_is_only_a_heading_becomes_a_heading_before_its_rows() -> None:
+    page = extract_page(DOXYGEN)
+    sections = {s.headings[-1]: s for s in split_sections(page.markdown) if s.headings}
+    assert list(sections) == ["Public Types", "Public Member Functions"]
+    assert sections["Public Types"].blocks[0].anchor == "pub-types"
+    assert "Char = char" in sections["Public Types"].body
+    methods = sections["Public Member Functions"].body
+    assert "parse (const std::string &document)" in methods
+    assert "Read a Value from a JSON document held in a string." in methods
+    assert "Public" not in methods  # the heading left the table
+
+
+def test_a_table_that_holds_code_reads_as_blocks_and_the_code_stays_whole() -> None:
+    # pydoctor puts a constant's value in a one-column table.
+    page = extract_page(
+        """<html><body><main><div class="basevariable"><div class="functionHeader">
+DeferredCallback =</div><div class="functionBody"><table class="valueTable"><tr class="fieldStart">
+<td class="fieldName">Value</td></tr><tr><td><pre class="constant-value">Callable[
+    ..., object]</pre></td></tr></table></div></div>
+<table><tr><th>Name</th><th>Use</th></tr><tr><td>succeed</td><td>a fired Deferred</td></tr></table>
+</main></body></html>"""
+    )
+    assert "Value\n\n```\nCallable[\n    ..., object]\n```" in page.markdown
+    assert "| succeed | a fired Deferred |" in page.markdown  # a table without code stays one
