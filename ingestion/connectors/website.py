@@ -70,6 +70,8 @@ class Page:
     html: str = ""
     error: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
+    #: Not a page at all (an image or an archive a page links to): left out, not an error.
+    not_a_page: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,7 +295,8 @@ class WebsiteConnector:
                     return Page(url, final, response.status_code)
                 kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
                 if not accept_xml and kind and kind not in _HTML_TYPES:
-                    return Page(url, final, response.status_code, error=f"not a web page ({kind})")
+                    return Page(url, final, response.status_code,
+                                not_a_page=f"not a web page ({kind})")  # fmt: skip
                 declared = int(response.headers.get("content-length") or 0)
                 if declared > self.limits.max_page_bytes:
                     return Page(url, final, response.status_code, error=_too_big(self.limits))
@@ -315,6 +318,8 @@ class WebsiteConnector:
             return Page(url, error=_describe(error))
 
     def _page_item(self, page: Page) -> tuple[Fetched | Gone | Failed | Skipped, list[str]]:
+        if page.not_a_page:
+            return Skipped(normalise(page.url), page.not_a_page), []
         if page.error:
             return Failed(page.url, page.error), []
         if page.status in (404, 410):
