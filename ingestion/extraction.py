@@ -27,10 +27,12 @@ from lxml import etree
 from markdownify import ATX, MarkdownConverter
 
 from ingestion.page_kinds import page_kind
+from ingestion.page_layout import drop as _drop
+from ingestion.page_layout import lift_table_headings, unwrap_code_tables, unwrap_layout_lists
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "5"
+EXTRACTION_VERSION = "6"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -123,6 +125,9 @@ def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
     ids = _ids(tree)
     _mark_anchors(region, ids)
     _clean(region, inside_main=region.tag != "body")
+    unwrap_layout_lists(region)
+    lift_table_headings(region)
+    unwrap_code_tables(region)
     title = _first_heading(region) or page_title or fallback_title
     markdown = _Converter().convert(etree.tostring(region, encoding="unicode", method="html"))
     return ExtractedPage(
@@ -209,6 +214,42 @@ def _heading_anchor(heading: Any, ids: set[str]) -> str:
     return ""
 
 
+def anchor_aliases(tree: Any) -> dict[str, str]:
+    """Every id that marks a heading's place (its permalink's target, its own id and those
+    inside it, the section it opens, empty targets just before it), mapped to the anchor
+    extraction gives that place: two names of one section are one section."""
+    ids = _ids(tree)
+    aliases: dict[str, str] = {}
+    for heading in tree.iter(*_HEADINGS):
+        anchor = _heading_anchor(heading, ids)
+        if anchor:
+            for name in _place_ids(heading, ids):
+                aliases.setdefault(name, anchor)
+    return aliases
+
+
+def _place_ids(heading: Any, ids: set[str]) -> list[str]:
+    names = [(link.get("href") or "").partition("#")[2] for link in heading.iter("a")]
+    names = [n for n in names if n in ids]
+    names += [
+        str(e.get("id") or e.get("name")) for e in heading.iter() if e.get("id") or e.get("name")
+    ]
+    opened = [heading]  # the heading and the sections it opens
+    parent = heading.getparent()
+    while parent is not None and next(parent.iter(*_HEADINGS), None) is heading:
+        opened.append(parent)
+        names += [str(parent.get("id"))] if parent.get("id") else []
+        parent = parent.getparent()
+    for element in opened:
+        previous = element.getprevious()
+        while previous is not None and (previous.get("id") or previous.get("name")):
+            if previous.text_content().strip():
+                break
+            names.append(str(previous.get("id") or previous.get("name")))
+            previous = previous.getprevious()
+    return names
+
+
 def _clean(region: Any, *, inside_main: bool) -> None:
     doomed = []
     for element in region.iter():
@@ -243,21 +284,6 @@ def _is_source_link(link: Any) -> bool:
         )
         or (text in _SOURCE_LINK_TEXTS and "/_modules/" in link.get("href", ""))
     )
-
-
-def _drop(element: Any) -> None:
-    """Remove an element but keep the text that follows it."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail = element.tail
-    previous = element.getprevious()
-    if tail:
-        if previous is not None:
-            previous.tail = (previous.tail or "") + tail
-        else:
-            parent.text = (parent.text or "") + tail
-    parent.remove(element)
 
 
 class _Converter(MarkdownConverter):

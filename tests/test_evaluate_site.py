@@ -111,3 +111,49 @@ def test_evaluate_site_names_a_missing_folder(queries, tmp_path) -> None:  # noq
     with pytest.raises(CommandError, match="No such folder"):
         call_command("evaluate", site=str(tmp_path / "nowhere"), queries=queries,
                      stdout=_Sink(), stderr=_Sink())  # fmt: skip
+
+
+#: A theme that gives each section two ids: `s-…` on the section (its permalink's target) and
+#: the label on an empty span before it. The product cites `#s-…`; a gold label may use either.
+TWO_NAMES = """<!doctype html><html><head><title>Gadget FAQ</title></head><body><main>
+<span id="gadget-faq"></span><section id="s-gadget-faq">
+<h1>Gadget FAQ<a class="headerlink" href="#s-gadget-faq">¶</a></h1>
+<span id="how-do-i-pair-a-gadget"></span><section id="s-how-do-i-pair-a-gadget">
+<h2>How do I pair a gadget?<a class="headerlink" href="#s-how-do-i-pair-a-gadget">¶</a></h2>
+<p>Press the pair key twice, then hold the gadget within a metre of the hub until it blinks
+green.</p></section>
+<span id="how-long-does-the-battery-last"></span><section id="s-how-long-does-the-battery-last">
+<h2>How long does the battery last?<a class="headerlink"
+href="#s-how-long-does-the-battery-last">¶</a></h2>
+<p>A charged battery lasts about nine days of ordinary counting.</p></section>
+</section></main></body></html>"""
+
+
+@pytest.mark.bench
+def test_evaluate_site_knows_a_section_by_either_of_its_ids(tmp_path, settings) -> None:  # noqa: ANN001
+    settings.DATA_DIR = tmp_path / "data"
+    root = tmp_path / "site"
+    root.mkdir()
+    (root / "index.html").write_text(INDEX.replace("faq/widgets.html", "gadgets.html"))
+    (root / "gadgets.html").write_text(TWO_NAMES)
+    rows = [
+        {"id": "span", "question": "How do I pair a gadget with the hub?", "answerable": True,
+         "gold_page": "gadgets.html", "gold_url": "gadgets.html#how-do-i-pair-a-gadget"},
+        {"id": "section", "question": "How long does a gadget battery last?", "answerable": True,
+         "gold_page": "gadgets.html", "gold_url": "gadgets.html#s-how-long-does-the-battery-last"},
+        {"id": "other", "question": "How do I pair a gadget with the hub?", "answerable": True,
+         "gold_page": "gadgets.html", "gold_url": "gadgets.html#how-long-does-the-battery-last"},
+    ]  # fmt: skip
+    queries = tmp_path / "queries.jsonl"
+    queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "report.json"
+    call_command("evaluate", site=str(root), queries=queries, start="index.html", json=out,
+                 stdout=_Sink(), stderr=_Sink())  # fmt: skip
+    report = json.loads(out.read_text())
+    by_id = {o["id"]: o for o in report["per_query"]}
+    assert report["extraction"]["anchors_valid"] == 1.0
+    # Gold on the span's id and gold on the section's id both name the section the product
+    # cites; gold on another section's span is still another section.
+    assert by_id["span"]["hit@1"] is True
+    assert by_id["section"]["hit@1"] is True
+    assert by_id["other"]["hit@1"] is False

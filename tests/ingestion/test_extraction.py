@@ -68,7 +68,7 @@ def test_headings_carry_the_id_the_page_links_them_to() -> None:
     assert "## Why are default values shared? {#faq-shared}" in markdown
     assert "### A heading with its own id {#own-id}" in markdown
     # A definition term with an id (an API entry) is a place to link to as well.
-    assert "{#acme.copy}\nacme.copy(*src*, *dst*)" in markdown
+    assert "{#acme.copy}\nacme.copy(src, dst)" in markdown
 
 
 def test_code_blocks_stay_whole_and_fenced_with_their_language() -> None:

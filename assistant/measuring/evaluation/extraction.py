@@ -20,9 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import lxml.html
-
-from ingestion.extraction import is_hidden, is_navigation, strip_permalink_glyphs
+from ingestion.extraction import html_tree, is_hidden, is_navigation, strip_permalink_glyphs
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_MARKUP = re.compile(r"[`*\\]|\*\*|__")
@@ -88,7 +86,7 @@ def extraction_report(
 
 
 def page_figures(html: str, chunks: Sequence[PageChunk]) -> tuple[PageFigures, dict[str, Any]]:
-    tree = lxml.html.fromstring(html)
+    tree = html_tree(html)
     visible = [e for e in tree.iter() if isinstance(e.tag, str) and not _skipped(e)]
     ids = {e.get("id") for e in tree.iter() if isinstance(e.tag, str) and e.get("id")} | {
         e.get("name") for e in tree.iter("a") if e.get("name")
@@ -158,11 +156,16 @@ def _self_and_ancestors(element: Any) -> Iterable[Any]:
         element = element.getparent()
 
 
+#: Blocks that make their parent a container rather than a text of its own (a Javadoc list
+#: item that holds a whole section with its heading).
+_BLOCKS = frozenset(
+    {"p", "ul", "ol", "dl", "pre", "table", "div", "section", "article", "blockquote",
+     "h1", "h2", "h3", "h4", "h5", "h6"}
+)  # fmt: skip
+
+
 def _has_block_child(element: Any) -> bool:
-    return any(
-        isinstance(c.tag, str) and c.tag in ("p", "ul", "ol", "dl", "pre", "table", "div")
-        for c in element
-    )
+    return any(isinstance(c.tag, str) and c.tag in _BLOCKS for c in element)
 
 
 def _code_lines(text: str) -> list[str]:

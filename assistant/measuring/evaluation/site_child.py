@@ -133,7 +133,8 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         queries = spread(queries, arguments["sample"])
     if arguments.get("limit"):
         queries = queries[: arguments["limit"]]
-    queries = [q if not q.gold_page else _relative_gold(q) for q in queries]
+    places = _Places(base)
+    queries = [q if not q.gold_page else _relative_gold(q, places) for q in queries]
     config = RunConfig(topic="none", threshold=arguments["threshold"],
                        num_candidates=arguments["candidates"],
                        rerank_top=arguments["rerank_top"])  # fmt: skip
@@ -172,10 +173,41 @@ def page_of(relative_url: str) -> str:
     return page
 
 
-def _relative_gold(query: Any) -> Any:
+class _Places:
+    """For each page, every id that names a section mapped to the anchor the product gives it
+    (ingestion/extraction.py anchor_aliases): a gold label may use a wrapper's id or an anchor
+    span before the heading where the product cites the heading's permalink."""
+
+    def __init__(self, base: str) -> None:
+        self.base, self.pages = base, dict[str, dict[str, str]]()
+
+    def anchor(self, page: str, fragment: str) -> str:
+        if page not in self.pages:
+            self.pages[page] = self._aliases(page)
+        return self.pages[page].get(fragment, fragment)
+
+    def _aliases(self, page: str) -> dict[str, str]:
+        import httpx
+
+        from ingestion.extraction import anchor_aliases, decode_page, html_tree
+
+        try:
+            response = httpx.get(self.base + page, timeout=30, follow_redirects=True)
+            if response.status_code != 200:
+                return {}
+            return anchor_aliases(
+                html_tree(decode_page(response.content, response.charset_encoding))
+            )
+        except (httpx.HTTPError, ValueError):
+            return {}
+
+
+def _relative_gold(query: Any, places: _Places | None = None) -> Any:
     from dataclasses import replace
 
     page, _, fragment = next(iter(query.relevant_ids), "").partition("#")
+    if fragment and places is not None:
+        fragment = places.anchor(page, fragment)
     relevant = frozenset({f"{page_of(page)}#{fragment}" if fragment else page_of(page)})
     return replace(query, gold_page=page_of(query.gold_page),
                    relevant_ids=relevant if page else query.relevant_ids)  # fmt: skip

@@ -1,0 +1,47 @@
+"""Sites of other generators served by the real test server: an XHTML page with an XML
+declaration in its own encoding is read, and a file a page links to that is no page (an icon,
+an archive) is left out rather than failing the sync."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingestion.models import Document, Source, SyncRun
+from ingestion.sync import source_sync
+from tests.ingestion.site_server import page
+
+pytestmark = pytest.mark.django_db
+
+#: asciidoc's xhtml11 backend, written in Latin-1 and saying so in its declaration.
+XHTML = """<?xml version="1.0" encoding="ISO-8859-1"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "http://www.w3.org/TR/xhtml11/DTD/xhtml11.dtd">
+<html xmlns="http://www.w3.org/1999/xhtml" xml:lang="en"><head>
+<meta http-equiv="Content-Type" content="application/xhtml+xml; charset=ISO-8859-1" />
+<title>widget-reset(1)</title></head><body class="manpage"><div id="header"><h1>widget-reset(1)</h1>
+</div><div id="content"><div class="sect1"><h2 id="_description">DESCRIPTION</h2>
+<div class="sectionbody"><div class="paragraph"><p>Resets the widget's caf\u00e9 counter to
+z\u00e9ro.</p></div></div></div></div></body></html>"""
+
+
+def test_an_xhtml_page_and_a_link_to_an_icon(site, store, project) -> None:  # noqa: ANN001
+    links = '<a href="reset.html">R</a> <a href="favicon.ico">I</a> <a href="broken.html">B</a>'
+    site.write("docs/index.html", page("Docs", f"<p>{links}</p>"))
+    (site.root / "docs" / "reset.html").write_bytes(XHTML.encode("latin-1"))
+    (site.root / "docs" / "favicon.ico").write_bytes(b"\x00\x00\x01\x00 not a page")
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+    run = source_sync(source=source)
+
+    reset = Document.objects.get(external_id=f"{site.url}/docs/reset.html")
+    assert reset.title == "widget-reset(1)"
+    chunk = reset.chunks.get()
+    assert "Resets the widget's café counter to zéro." in " ".join(chunk.text.split())
+    assert chunk.url.endswith("reset.html#_description")
+    # The icon is skipped with its reason; only the real error (HTTP 500) fails the run.
+    assert run.errors == [{"url": f"{site.url}/docs/broken.html", "error": "HTTP 500"}]
+    icon = {"url": f"{site.url}/docs/favicon.ico",
+            "reason": "not a web page (image/vnd.microsoft.icon)"}  # fmt: skip
+    assert icon in run.changes["skipped"]
+    assert run.status == SyncRun.Status.PARTIAL and run.failed == 1
