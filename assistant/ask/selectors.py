@@ -107,3 +107,19 @@ def generator_speeds(*, last: int = 50) -> dict[str, dict[str, float]]:
             "n": len(latencies),
         }
     return speeds
+
+
+def generator_last_failure(*, project: Project, kind: str) -> str:
+    """Why the last question this project's `kind` of generator ("openai", "ollama") was asked
+    got a quoted answer instead ("" when that answer was the generator's own): what the console
+    shows until the server answers again."""
+    from django.db.models import Q
+
+    latest = (
+        Interaction.objects.filter(project=project)
+        .filter(Q(generator__startswith=f"{kind}:") | Q(fallback__startswith=f"{kind}:"))
+        .order_by("-created_at", "-pk")
+        .values_list("fallback", flat=True)
+        .first()
+    )
+    return latest if latest and latest.startswith(f"{kind}:") else ""

@@ -119,6 +119,7 @@ def ask_stream(
             retriever=runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
+            openai=project.openai_endpoint_fields(),
         )
         answer = pipeline.answer(asked, settings_for(project), scope.where)
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
