@@ -6,6 +6,7 @@ start it with `start_llama_server`."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -29,11 +30,12 @@ def serve(model: str, port: int, api_key: str) -> None:
     params.n_batch = params.n_ubatch = 128
     params.cpuparams.n_threads = 2
     params.cpuparams_batch.n_threads = 2
-    params.endpoint_slots = True  # /slots: how many tokens the last request decoded
+    params.endpoint_slots = True  # /slots: whether it is working
+    params.endpoint_metrics = True  # /metrics: how many tokens it has written in all
     params.warmup = False
     params.verbosity = 0
-    xllamacpp.Server(params)  # serves on its own threads until the process ends
-    while True:
+    server = xllamacpp.Server(params)  # serves on its own threads while the object lives
+    while server is not None:
         time.sleep(3600)
 
 
@@ -63,12 +65,19 @@ def start_llama_server(
     )
 
 
-def slot_state(url: str, api_key: str) -> dict[str, object]:
-    """The one slot's state: `is_processing`, and `n_decoded` of its last request."""
-    slot = httpx.get(
-        f"{url}/slots", headers={"Authorization": f"Bearer {api_key}"}, timeout=5
-    ).json()[0]
-    return {"is_processing": slot["is_processing"], **slot["next_token"][0]}
+def is_processing(url: str, api_key: str) -> bool:
+    """Whether its one slot is reading a prompt or writing an answer now."""
+    slots = httpx.get(f"{url}/slots", headers={"Authorization": f"Bearer {api_key}"}, timeout=5)
+    return bool(slots.json()[0]["is_processing"])
+
+
+def tokens_written(url: str, api_key: str) -> int:
+    """Tokens the server has generated since it started (its Prometheus counter)."""
+    metrics = httpx.get(f"{url}/metrics", headers={"Authorization": f"Bearer {api_key}"}, timeout=5)
+    found = re.search(r"^llamacpp:tokens_predicted_total (\S+)$", metrics.text, re.M)
+    if found is None:
+        raise AssertionError(f"no tokens_predicted_total in /metrics:\n{metrics.text[:500]}")
+    return int(float(found.group(1)))
 
 
 if __name__ == "__main__":

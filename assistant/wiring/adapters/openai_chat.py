@@ -12,16 +12,19 @@ Timeouts, and why a thread: these servers differ in when they send the response 
 prompt is read, so neither the wait for headers nor httpx's per-read timeout is the wait for
 the first token. The request runs on a thread of its own that puts each parsed chunk on a
 queue; `stream` waits on the queue with the exact deadlines (first token, then between
-tokens), and when it is closed, finishes or gives up, the thread stops at the next chunk and
-closes the HTTP response, and the server stops generating when its client goes away.
+tokens). When it is closed, finishes or gives up, it hangs up at once (the socket is shut
+down, even while the thread still waits for the first byte), and the server stops generating
+when its client goes away.
 
 The API key travels only in the Authorization header: it is in no message, log line or repr.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
+import socket
 import threading
 import time
 from collections.abc import Generator, Iterator
@@ -144,13 +147,29 @@ class _Request:
     def __init__(self, client: httpx.Client, endpoint: OpenAIEndpoint, body: dict[str, Any]):
         self.events: queue.Queue[Any] = queue.Queue()
         self.stopped = threading.Event()
+        self._socket: socket.socket | None = None
+        self._lock = threading.Lock()
         self._thread = threading.Thread(
             target=self._work, args=(client, endpoint, body), name="openai-chat", daemon=True
         )
         self._thread.start()
 
     def stop(self) -> None:
-        self.stopped.set()
+        """Hang up now, even while the thread waits for the server's first byte: shutting the
+        socket down wakes its read, and the server sees its client go."""
+        with self._lock:
+            self.stopped.set()
+            _hang_up(self._socket)
+
+    def _connected(self, event: str, info: dict[str, Any]) -> None:
+        # httpcore's trace hook hands over each new connection's stream (TCP, then TLS).
+        if event not in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            return
+        stream = info.get("return_value")
+        with self._lock:
+            self._socket = stream.get_extra_info("socket") if stream is not None else None
+            if self.stopped.is_set():
+                _hang_up(self._socket)
 
     def _work(self, client: httpx.Client, endpoint: OpenAIEndpoint, body: dict[str, Any]) -> None:
         headers = {"Accept": "text/event-stream"}
@@ -158,7 +177,10 @@ class _Request:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
         try:
             # Leaving the block closes the response (and its connection): the server stops.
-            with client.stream("POST", endpoint.chat_url, json=body, headers=headers) as response:
+            with client.stream(
+                "POST", endpoint.chat_url, json=body, headers=headers,
+                extensions={"trace": self._connected},
+            ) as response:  # fmt: skip
                 if response.status_code >= 400:
                     response.read()
                     raise EndpointError(response.status_code, _error_detail(response))
@@ -180,6 +202,12 @@ class _Request:
             self.events.put(_END)
 
 
+def _hang_up(sock: socket.socket | None) -> None:
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed
+            sock.shutdown(socket.SHUT_RDWR)
+
+
 class OpenAIGenerator:
     """Streams a chat answer; every failure becomes GeneratorUnavailable with its cause."""
 
@@ -198,6 +226,9 @@ class OpenAIGenerator:
                 pool=endpoint.connect_timeout,
             ),
             follow_redirects=False,
+            # A connection per question: its socket is known from the start (see _Request.stop),
+            # and a handshake costs nothing beside a model's seconds.
+            limits=httpx.Limits(max_keepalive_connections=0),
         )
 
     def close(self) -> None:
