@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assistant.measuring.benchmark import endpoint
 from assistant.measuring.benchmark import local as local_model
 
 # (name, where in the report, "max" or "min", target)
@@ -130,6 +131,8 @@ def table(report: dict[str, Any]) -> str:
                          f"{figures['self_first']:>12}{figures['recall@20']:>11}")  # fmt: skip
     if report.get("local"):
         lines += local_model.table(report["local"])
+    if report.get("openai"):
+        lines += endpoint.table(report["openai"])
     lines += ["", "Targets"]
     for name, check in report["targets"].items():
         verdict = {True: "ok", False: "MISSED", None: "-"}[check["ok"]]

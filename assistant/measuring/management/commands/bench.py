@@ -9,7 +9,8 @@ Sections: `stages` (latency per stage against the bare libraries), `scale` (vect
 WebSocket conversations and idle sockets on the real ASGI server), `ingest` (chunks per second
 and an unchanged re-sync). `cache`, `concurrency` and `ingest` run in a throwaway data folder.
 `local` (the local model on demo questions: first token, whole answer, tokens a second, RAM, at
-1, 2 and 4 questions at once) runs only when named, as it needs `manage.py fetch_model` first.
+1, 2 and 4 questions at once) runs only when named, as it needs `manage.py fetch_model` first;
+so does `openai` (the same questions through the server ASKDOCS_OPENAI_* names).
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams
 
-SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall", "local")
-DEFAULT_SECTIONS = SECTIONS[:-1]  # `local` needs the model file: only when named
+SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall", "local", "openai")
+DEFAULT_SECTIONS = SECTIONS[:-2]  # `local` needs the model file, `openai` a server: when named
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
@@ -86,7 +87,7 @@ class Command(BaseCommand):
             default=",".join(DEFAULT_SECTIONS),
             metavar="SECTIONS",
             help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all "
-            "but local)",
+            "but local and openai)",
         )
         parser.add_argument(
             "--candidates", type=int, help="candidates a question (default: a new project's)"
@@ -98,7 +99,9 @@ class Command(BaseCommand):
         parser.add_argument("--scale-chunks", type=int, default=100_000)
         parser.add_argument("--concurrency", default="1,4,16", help="simultaneous conversations")
         parser.add_argument(
-            "--local-concurrency", default="1,2,4", help="local: questions asked at once"
+            "--local-concurrency",
+            default="1,2,4",
+            help="local, openai: questions asked at once",
         )
         parser.add_argument("--idle-sockets", type=int, default=500)
         parser.add_argument(
@@ -150,6 +153,8 @@ class Command(BaseCommand):
             self._in_workdir(served, questions, chosen, levels, options, result)
         if "local" in chosen:
             result["local"] = self._local(local_levels, options)
+        if "openai" in chosen:
+            result["openai"] = self._openai(local_levels, options)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
@@ -180,6 +185,27 @@ class Command(BaseCommand):
                 raise CommandError(f"The local model cannot answer: {exc}") from exc
             finally:
                 runtime.reset()
+
+    def _openai(self, levels: list[int], options: dict[str, Any]) -> dict[str, Any]:
+        from assistant.demo import demo_export
+        from assistant.measuring.benchmark.endpoint import measure_endpoint
+
+        if not settings.ASKDOCS_OPENAI_BASE_URL:
+            raise CommandError("--only openai needs ASKDOCS_OPENAI_BASE_URL (and its model, key).")
+        index, embedder = open_eval_index(demo_export(), stderr=self.stderr)
+        retriever = Retriever(
+            embedder=embedder, store=index.store, reranker=runtime.reranker(), chunks=index.lookup
+        )
+        self.stderr.write(f"{settings.ASKDOCS_OPENAI_BASE_URL} on demo questions ...")
+        runtime.reset()
+        try:
+            return measure_endpoint(
+                pipeline=runtime.pipeline(retriever=retriever, generator_choice="openai"),
+                settings=self._settings(options), levels=levels, runs=options["runs"],
+                progress=lambda line: self.stderr.write(f"  {line}"),
+            )  # fmt: skip
+        finally:
+            runtime.reset()
 
     def _corpus(self, path: Path, queries: list[Query], limit: int | None) -> Path:
         if not limit:
