@@ -232,3 +232,19 @@ def test_the_console_seals_the_key_and_never_shows_it_back(openai_project, staff
 def test_the_console_says_when_no_server_is_set(openai_project, staff_client):
     html = staff_client.get(f"/admin/projects/{openai_project.pk}/").content.decode()
     assert "No server set (Server base URL below, or ASKDOCS_OPENAI_BASE_URL)" in html
+
+
+def test_a_server_that_quotes_the_refused_key_back_does_not_get_it_logged(
+    openai_project, broken, client, caplog
+):
+    caplog.set_level(logging.DEBUG)
+    use(openai_project, broken.url)
+    broken.reply(
+        status=401, kind="application/json", parts=[f'{{"error": "bad key {KEY}"}}'.encode()]
+    )
+    response = ask_rest(client, openai_project)
+    assert_quoted(response.json(), "refused the API key (HTTP 401: bad key [the API key])")
+    assert broken.hits == 1  # a refusal is not retried
+    logged = Interaction.objects.get(project=openai_project)
+    assert KEY not in logged.fallback and KEY not in response.content.decode()
+    assert KEY not in caplog.text

@@ -126,9 +126,11 @@ def _text_of(line: str) -> str | None:
     if not isinstance(chunk, dict):
         raise MalformedStream(f"not a chat-completion chunk: {data[:80]!r}")
     if "error" in chunk:
+        # A server that fails after the headers says so in the stream (llama.cpp, vLLM).
         error = chunk["error"]
         message = error.get("message", error) if isinstance(error, dict) else error
-        raise EndpointError(int(chunk.get("code") or 500), str(message)[:200])
+        code = error.get("code") if isinstance(error, dict) else chunk.get("code")
+        raise EndpointError(code if isinstance(code, int) else 500, str(message)[:200])
     choices = chunk.get("choices")
     if not isinstance(choices, list):
         raise MalformedStream(f"a chunk without choices: {data[:80]!r}")
@@ -248,7 +250,7 @@ class OpenAIGenerator:
         try:
             first, request = self.resilience.call(self._start, body)
         except Exception as exc:  # UpstreamUnavailable, or a 4xx such as a wrong key
-            raise GeneratorUnavailable(self._explain(exc)) from exc
+            raise GeneratorUnavailable(self._redacted(self._explain(exc))) from exc
         sent = 0
         try:
             if first:
@@ -258,8 +260,9 @@ class OpenAIGenerator:
                 sent += 1
                 yield text
         except Exception as exc:
+            explained = self._explain(exc, mid_stream=True)
             raise GeneratorUnavailable(
-                f"{self._explain(exc, mid_stream=True)} (after {sent} chunks)"
+                f"{self._redacted(explained)} (after {sent} chunks)"
             ) from exc
         finally:
             request.stop()  # finished, failed or closed (the visitor left)
@@ -295,6 +298,11 @@ class OpenAIGenerator:
             if isinstance(event, Exception):
                 raise event
             yield str(event)
+
+    def _redacted(self, text: str) -> str:
+        # Some servers quote the key they refused; the reason is logged and shown in the console.
+        key = self.endpoint.api_key
+        return text.replace(key, "[the API key]") if key else text
 
     def _explain(self, exc: BaseException, *, mid_stream: bool = False) -> str:
         where = f"the server at {self.endpoint.chat_url.removesuffix('/chat/completions')}"
