@@ -21,8 +21,12 @@ class ProjectAdmin(admin.ModelAdmin):
     list_display = ["name", "sms_number", "generator", "threshold", "created_at"]
     search_fields = ["name", "sms_number"]
     # The secret key is shown in full only once, in the console, when it is made or rotated.
-    exclude = ["secret_key_digest", "secret_key_last4", "secret_key_sealed"]
-    readonly_fields = ["public_key", "secret_key_hint", "created_at"]
+    # The OpenAI-compatible server's key is set (write-only) on the console's project page.
+    exclude = [
+        "secret_key_digest", "secret_key_last4", "secret_key_sealed",
+        "openai_api_key_sealed", "openai_api_key_last4",
+    ]  # fmt: skip
+    readonly_fields = ["public_key", "secret_key_hint", "openai_api_key_hint", "created_at"]
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -69,6 +69,20 @@ def normalise_origin(value: str) -> str:
     return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}{port}"
 
 
+def validate_server_url(value: str) -> None:
+    """An http(s) URL of a model server. Unlike URLValidator, a host without a dot is fine:
+    servers on a private network are often called `vllm` or `gpu-box`."""
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValidationError("Enter an http(s) URL, like http://gpu-box:8000/v1.")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ValidationError("Enter the URL without credentials, query or fragment.")
+
+
 def validate_origins(value: list[str]) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValidationError("Allowed origins must be a list of origins.")
@@ -98,6 +112,7 @@ class Project(models.Model):
         EXTRACTIVE = "extractive", "Extractive (no LLM)"
         OLLAMA = "ollama", "Ollama"
         LOCAL = "local", "Local model (llama.cpp, in this server)"
+        OPENAI = "openai", "OpenAI-compatible server (vLLM, llama-server, LM Studio…)"
 
     name = models.CharField(max_length=100, unique=True)
     public_key = models.CharField(max_length=64, unique=True, default=new_public_key)
@@ -142,6 +157,26 @@ class Project(models.Model):
         '"Call the product Acme Cloud. Address the reader as you." Added after the fixed rules, '
         "which it cannot change: answers still come only from your sources, with citations.",
     )
+    # The generator `openai`: each empty field falls back to its ASKDOCS_OPENAI_* setting. The
+    # API key is sealed like the secret key (assistant/sealing.py) and never shown back whole.
+    openai_base_url = models.CharField(
+        "Server base URL",
+        validators=[validate_server_url],
+        max_length=300,
+        blank=True,
+        default="",
+        help_text="The OpenAI-compatible server, as its clients take it: "
+        "http://gpu-box:8000/v1. Empty: ASKDOCS_OPENAI_BASE_URL.",
+    )
+    openai_model = models.CharField(
+        "Server model",
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="The model name the server serves. Empty: ASKDOCS_OPENAI_MODEL.",
+    )
+    openai_api_key_sealed = models.TextField(blank=True, default="", editable=False)
+    openai_api_key_last4 = models.CharField(max_length=4, blank=True, default="", editable=False)
     memory_threshold = models.FloatField(
         null=True,
         blank=True,
@@ -212,6 +247,28 @@ class Project(models.Model):
         self.secret_key_last4 = key[-4:]
         self.secret_key_sealed = seal(key)
         return key
+
+    @property
+    def openai_api_key_hint(self) -> str:
+        """How the console shows a stored key: never whole, the last four only of a long one."""
+        if not self.openai_api_key_sealed:
+            return ""
+        return f"set, ending …{self.openai_api_key_last4}" if self.openai_api_key_last4 else "set"
+
+    def set_openai_api_key(self, key: str) -> None:
+        """Seal the key of the project's OpenAI-compatible server ("" forgets it)."""
+        key = key.strip()
+        self.openai_api_key_sealed = seal(key) if key else ""
+        self.openai_api_key_last4 = key[-4:] if len(key) >= 12 else ""
+
+    def openai_endpoint_fields(self) -> dict[str, str]:
+        """The project's own base URL, model and API key ("" where the setting applies); a
+        key sealed under a site key no longer known reads as none (the server will say 401)."""
+        try:
+            key = unseal(self.openai_api_key_sealed) if self.openai_api_key_sealed else ""
+        except ValueError:
+            key = ""
+        return {"base_url": self.openai_base_url, "model": self.openai_model, "api_key": key}
 
     def secret_key_matches(self, candidate: str) -> bool:
         """The one place a presented secret key is checked (every door, through the intake),

@@ -117,3 +117,19 @@ def _first_words_ms(latency: dict[str, float]) -> float:
     if "generate_ms" in latency and "total_ms" in latency:
         return float(latency["total_ms"]) - float(latency["generate_ms"]) + first
     return first
+
+
+def generator_last_failure(*, project: Project, kind: str) -> str:
+    """Why the last question this project's `kind` of generator ("openai", "ollama") was asked
+    got a quoted answer instead ("" when that answer was the generator's own): what the console
+    shows until the server answers again."""
+    from django.db.models import Q
+
+    latest = (
+        Interaction.objects.filter(project=project)
+        .filter(Q(generator__startswith=f"{kind}:") | Q(fallback__startswith=f"{kind}:"))
+        .order_by("-created_at", "-pk")
+        .values_list("fallback", flat=True)
+        .first()
+    )
+    return latest if latest and latest.startswith(f"{kind}:") else ""

@@ -133,6 +133,7 @@ def ask_stream(
             check_llm_answers=project.check_llm_answers,
             sections=following_chunks,
             instructions=project.custom_instructions,
+            openai=project.openai_endpoint_fields(),
         )
         answer = pipeline.answer(asked, settings_for(project), scope.where)
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way

@@ -74,3 +74,17 @@ ASKDOCS_OLLAMA_TIMEOUTS = {
     "first_token": envfloat("OLLAMA_FIRST_TOKEN_TIMEOUT", 30.0, minimum=0.1),
     "between_tokens": envfloat("OLLAMA_BETWEEN_TOKENS_TIMEOUT", 10.0, minimum=0.1),
 }
+
+# An OpenAI-compatible server (generator `openai`: vLLM, llama-server, LM Studio, Ollama's /v1).
+# A project's own base URL, model and key (console) win over these; docs/openai-compatible.md.
+ASKDOCS_OPENAI_BASE_URL = envurl("ASKDOCS_OPENAI_BASE_URL", schemes=("http", "https"))
+ASKDOCS_OPENAI_MODEL = env("ASKDOCS_OPENAI_MODEL").strip()
+ASKDOCS_OPENAI_API_KEY = env("ASKDOCS_OPENAI_API_KEY").strip()  # or ASKDOCS_OPENAI_API_KEY_FILE
+ASKDOCS_OPENAI_MAX_TOKENS = envint("ASKDOCS_OPENAI_MAX_TOKENS", 512, minimum=16, maximum=8192)
+# Kept passages the model reads, best first; 0: all of them (a small model on a CPU box: 3).
+ASKDOCS_OPENAI_PASSAGES = envint("ASKDOCS_OPENAI_PASSAGES", 0, minimum=0, maximum=20)
+ASKDOCS_OPENAI_TIMEOUTS = {
+    "connect": envfloat("ASKDOCS_OPENAI_CONNECT_TIMEOUT", 3.0, minimum=0.1),
+    "first_token": envfloat("ASKDOCS_OPENAI_FIRST_TOKEN_TIMEOUT", 30.0, minimum=0.1),
+    "between_tokens": envfloat("ASKDOCS_OPENAI_BETWEEN_TOKENS_TIMEOUT", 10.0, minimum=0.1),
+}

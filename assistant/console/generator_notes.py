@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from assistant.ask.selectors import generator_speeds
+from assistant.ask.selectors import generator_last_failure, generator_speeds
 from assistant.models import Project
 from assistant.wiring import runtime
 
@@ -38,7 +38,9 @@ def _measured(kind: str, speeds: dict[str, dict[str, float]]) -> str:
     )
 
 
-def generator_notes() -> list[GeneratorNote]:
+def generator_notes(project: Project | None = None) -> list[GeneratorNote]:
+    """`project`: also say how its OpenAI-compatible server is set, and why its last answer
+    was quoted if the server failed it (a wrong key, a dead server)."""
     speeds = generator_speeds()
     cores = os.cpu_count() or 1
     notes = [
@@ -84,4 +86,26 @@ def generator_notes() -> list[GeneratorNote]:
             "" if settings.OLLAMA_HOST else "OLLAMA_HOST is not set: answers are quoted.",
         )
     )
+    notes.append(_openai_note(project, speeds))
     return notes
+
+
+def _openai_note(project: Project | None, speeds: dict[str, dict[str, float]]) -> GeneratorNote:
+    fields = project.openai_endpoint_fields() if project is not None else None
+    endpoint = runtime.openai_endpoint(fields)
+    if endpoint is None:
+        speed = ""
+        warning = "No server set (Server base URL below, or ASKDOCS_OPENAI_BASE_URL): "
+        warning += "answers are quoted."
+    else:
+        model = f", model {endpoint.model}" if endpoint.model else ""
+        speed = f"Asks {endpoint.chat_url.removesuffix('/chat/completions')}{model}."
+        failure = generator_last_failure(project=project, kind="openai") if project else ""
+        warning = f"The last answer was quoted instead: {failure}" if failure else ""
+    measured = _measured("openai", speeds) or "Depends on your server and model."
+    return GeneratorNote(
+        Project.Generator.OPENAI,
+        "OpenAI-compatible server",
+        f"{speed} {measured}".strip(),
+        warning,
+    )

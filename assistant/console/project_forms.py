@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
 from assistant.models import Project, normalise_origin
@@ -33,13 +35,23 @@ class ProjectForm(forms.ModelForm):
     allowed_origins = OriginsField(
         required=False, help_text="Pages on these origins may embed the widget. One per line."
     )
+    # Write-only: the stored key is sealed and never rendered back (only its last characters).
+    openai_api_key = forms.CharField(
+        label="Server API key",
+        required=False,
+        max_length=500,
+        strip=True,
+        widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
+    )
+    openai_api_key_clear = forms.BooleanField(label="Forget the stored API key", required=False)
 
     class Meta:
         model = Project
         fields = [
             "name", "allowed_origins", "threshold", "num_candidates", "rerank_top", "max_kept",
-            "generator", "check_llm_answers", "custom_instructions", "memory_threshold",
-            "memory_learns_statements",
+            "generator", "openai_base_url", "openai_model", "openai_api_key",
+            "openai_api_key_clear", "check_llm_answers", "custom_instructions",
+            "memory_threshold", "memory_learns_statements",
             "sms_number", "contact_support", "contact_support_target",
         ]  # fmt: skip
         labels = {
@@ -56,6 +68,25 @@ class ProjectForm(forms.ModelForm):
             f"costs about {RERANK_MS_PER_CHUNK} ms.",
             "max_kept": "Chunks at most in the prompt.",
         }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        hint = self.instance.openai_api_key_hint
+        self.fields["openai_api_key"].help_text = (
+            f"Stored ({hint}); type a new one to replace it, or leave empty to keep it."
+            if hint
+            else "For the server's Authorization header. Empty: ASKDOCS_OPENAI_API_KEY "
+            "(sent only to the server of ASKDOCS_OPENAI_BASE_URL)."
+        )
+
+    def save(self, commit: bool = True) -> Project:
+        key = self.cleaned_data.get("openai_api_key", "")
+        if key:
+            self.instance.set_openai_api_key(key)
+        elif self.cleaned_data.get("openai_api_key_clear"):
+            self.instance.set_openai_api_key("")
+        project: Project = super().save(commit=commit)
+        return project
 
     def clean_sms_number(self) -> str:
         # The model's conditional unique constraint would report a clash as a form-wide

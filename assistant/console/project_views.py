@@ -11,6 +11,7 @@ from django.template.response import TemplateResponse
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assistant.console.access import HtmxHttpRequest, console_context, staff_required
@@ -65,6 +66,7 @@ def _secret_context(request: HttpRequest, project: Project) -> dict[str, Any]:
 
 
 @require_http_methods(["GET", "POST"])
+@sensitive_post_parameters("openai_api_key")
 @staff_required
 def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(Project, pk=pk)
@@ -81,7 +83,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         form = ProjectForm(instance=project)
     context.update(_secret_context(request, project))
     context["form"] = form
-    context["generator_notes"] = generator_notes()
+    context["generator_notes"] = generator_notes(project)
     return TemplateResponse(request, "console/project.html", context)
 
 

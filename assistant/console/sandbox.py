@@ -106,6 +106,7 @@ def sandbox_run(
             check_llm_answers=project.check_llm_answers,
             sections=following_chunks,
             instructions=project.custom_instructions,
+            openai=project.openai_endpoint_fields(),
         )
         scope = search_scope(project_id=project.id)
         runtime.index_seen(project_id=project.id, stamp=scope.stamp)
@@ -177,4 +178,7 @@ def sandbox_answer_stream(*, token: str) -> Iterator[Part]:
     kept = cache.get(_CACHE_PREFIX + token) if len(token) == 32 else None
     if kept is None or not isinstance(kept.get("prompt"), Prompt):
         raise UnknownStream("This sandbox answer has expired; ask again.")
-    return runtime.generator_for(kept["generator"]).stream(kept["prompt"])
+    # The project's server key is read again here, never kept in the cache with the prompt.
+    project = Project.objects.filter(pk=kept["project_id"]).first()
+    fields = project.openai_endpoint_fields() if project is not None else None
+    return runtime.generator_for(kept["generator"], openai=fields).stream(kept["prompt"])

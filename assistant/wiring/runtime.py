@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from functools import cache
+from collections.abc import Mapping
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -28,6 +29,7 @@ from assistant.rag.retrieval import Retriever
 if TYPE_CHECKING:
     from assistant.wiring.adapters.local_llm import LocalGenerator, LocalModel
     from assistant.wiring.adapters.ollama import OllamaGenerator
+    from assistant.wiring.adapters.openai_chat import OpenAIEndpoint, OpenAIGenerator
 
 # Adapters are imported inside the factories: onnxruntime and chromadb take a second to
 # import, and management commands that never answer a question should not pay for it.
@@ -168,6 +170,40 @@ def local_generator() -> LocalGenerator:
 _local_models: dict[tuple[object, ...], LocalModel] = {}
 
 
+def openai_endpoint(fields: Mapping[str, str] | None = None) -> OpenAIEndpoint | None:
+    """A project's OpenAI-compatible server: its own base URL, model and key (`fields`, from
+    `Project.openai_endpoint_fields`), each empty one from ASKDOCS_OPENAI_*; None when no base
+    URL is set anywhere. The site's key goes only to the site's server: a project that names
+    another server sends its own key or none."""
+    from assistant.wiring.adapters.openai_chat import OpenAIEndpoint
+
+    given = fields or {}
+    base_url = given.get("base_url", "") or settings.ASKDOCS_OPENAI_BASE_URL
+    if not base_url:
+        return None
+    api_key = given.get("api_key", "")
+    if not api_key and base_url == settings.ASKDOCS_OPENAI_BASE_URL:
+        api_key = settings.ASKDOCS_OPENAI_API_KEY
+    timeouts = settings.ASKDOCS_OPENAI_TIMEOUTS
+    return OpenAIEndpoint(
+        base_url=base_url,
+        model=given.get("model", "") or settings.ASKDOCS_OPENAI_MODEL,
+        api_key=api_key,
+        connect_timeout=timeouts["connect"],
+        first_token_timeout=timeouts["first_token"],
+        between_tokens_timeout=timeouts["between_tokens"],
+        max_tokens=settings.ASKDOCS_OPENAI_MAX_TOKENS,
+    )
+
+
+@lru_cache(maxsize=32)
+def openai_generator(endpoint: OpenAIEndpoint) -> OpenAIGenerator:
+    """One generator (and HTTP connection pool) per endpoint, shared by its projects."""
+    from assistant.wiring.adapters.openai_chat import OpenAIGenerator
+
+    return OpenAIGenerator(endpoint)
+
+
 def local_model_problem() -> str:
     """Why the local model cannot answer in this process ("" when its library and its file are
     in place). Loads nothing: the file's digest is checked when the model loads."""
@@ -183,11 +219,15 @@ def local_model_problem() -> str:
     return ""
 
 
-def generator_for(choice: str) -> Generator:
+def generator_for(choice: str, *, openai: Mapping[str, str] | None = None) -> Generator:
     """`auto` uses Ollama whenever OLLAMA_HOST is set, else quotes; `local` is the model in this
-    process."""
+    process; `openai` the project's OpenAI-compatible server (`openai`: its own settings, see
+    `openai_endpoint`), or quotes when none is set."""
     if choice == "local":
         return local_generator()
+    if choice == "openai":
+        endpoint = openai_endpoint(openai)
+        return extractive_generator() if endpoint is None else openai_generator(endpoint)
     if choice == "ollama" or (choice == "auto" and settings.OLLAMA_HOST):
         if not settings.OLLAMA_HOST:
             return extractive_generator()
@@ -202,21 +242,27 @@ def pipeline(
     check_llm_answers: bool = False,
     sections: SectionLookup | None = None,
     instructions: str = "",
+    openai: Mapping[str, str] | None = None,
 ) -> Pipeline:
     """The answer path as every door runs it. The answerability check always guards the
     extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
     it the check is the project's choice (`Project.check_llm_answers`). With an LLM, the
     extractive answerer quotes first (with the check) and the written answer follows
     (rag/written.py); `instructions` are the project's own notes for the LLM. `sections`
-    reads the rest of a kept passage's section (ingestion's selector)."""
-    generator = generator_for(generator_choice)
+    reads the rest of a kept passage's section (ingestion's selector); `openai` the project's
+    own OpenAI-compatible server fields."""
+    generator = generator_for(generator_choice, openai=openai)
     check = generator.id == ExtractiveGenerator.id or check_llm_answers
+    passages = {
+        "local": settings.ASKDOCS_LOCAL_PASSAGES,
+        "openai": settings.ASKDOCS_OPENAI_PASSAGES,
+    }
     return Pipeline(
         retriever=retriever,
         generator=generator,
         answerability=answerability() if check else None,
         fallback=Fallback(extractive_generator(), answerability()),
-        max_passages=settings.ASKDOCS_LOCAL_PASSAGES if generator_choice == "local" else 0,
+        max_passages=passages.get(generator_choice, 0),
         sections=sections,
         instructions=instructions,
     )
@@ -284,3 +330,4 @@ def reset() -> None:
             local_generator,
         ):
             factory.cache_clear()
+        openai_generator.cache_clear()

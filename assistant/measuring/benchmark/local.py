@@ -152,7 +152,7 @@ def measure_local(
     return report
 
 
-def _summary(per_run: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Any]:
+def _summary(per_run: Sequence[Sequence[dict[str, Any]]], kind: str = "local") -> dict[str, Any]:
     def figures(key: str) -> dict[str, float] | None:
         return over_runs([[o[key] for o in run if o.get(key) is not None] for run in per_run])
 
@@ -163,7 +163,7 @@ def _summary(per_run: Sequence[Sequence[dict[str, Any]]]) -> dict[str, Any]:
         "tokens_per_s": figures("tokens_per_s"),
         "tokens": figures("tokens"),
         "answers": len(outcomes),
-        "fell_back": sum(1 for o in outcomes if not str(o["generator"]).startswith("local:")),
+        "fell_back": sum(1 for o in outcomes if not str(o["generator"]).startswith(f"{kind}:")),
         "refused_before_model": sum(1 for o in outcomes if not o["passages"]),
     }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.measuring.benchmark import load
+from assistant.measuring.benchmark import endpoint, load
 from assistant.measuring.benchmark import local as local_model
 
 # (name, where in the report, "max" or "min", target)
@@ -133,6 +133,8 @@ def table(report: dict[str, Any]) -> str:
         lines += local_model.table(report["local"])
     if report.get("load"):
         lines += load.table(report["load"])
+    if report.get("openai"):
+        lines += endpoint.table(report["openai"])
     lines += ["", "Targets"]
     for name, check in report["targets"].items():
         verdict = {True: "ok", False: "MISSED", None: "-"}[check["ok"]]

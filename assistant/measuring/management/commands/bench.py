@@ -11,7 +11,8 @@ and an unchanged re-sync). `cache`, `concurrency` and `ingest` run in a throwawa
 `local` (the local model on demo questions: first token, whole answer, tokens a second, RAM, at
 1, 2 and 4 questions at once) runs only when named, as it needs `manage.py fetch_model` first;
 so does `load` (first grounded words and whole answers of each generator, idle and beside two
-CPU-bound processes the bench starts and stops, 1 and 4 visitors at once).
+CPU-bound processes the bench starts and stops, 1 and 4 visitors at once);
+so does `openai` (the same questions through the server ASKDOCS_OPENAI_* names).
 """
 
 from __future__ import annotations
@@ -51,8 +52,19 @@ from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams
 
-SECTIONS = ("stages", "scale", "cache", "concurrency", "ingest", "recall", "local", "load")
-DEFAULT_SECTIONS = SECTIONS[:-2]  # `local` and `load` need the model file: only when named
+SECTIONS = (
+    "stages",
+    "scale",
+    "cache",
+    "concurrency",
+    "ingest",
+    "recall",
+    "local",
+    "load",
+    "openai",
+)
+# `local` and `load` need the model file, `openai` a server: only when named.
+DEFAULT_SECTIONS = SECTIONS[:-3]
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
@@ -88,7 +100,7 @@ class Command(BaseCommand):
             default=",".join(DEFAULT_SECTIONS),
             metavar="SECTIONS",
             help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all "
-            "but local)",
+            "but local and openai)",
         )
         parser.add_argument(
             "--candidates", type=int, help="candidates a question (default: a new project's)"
@@ -100,7 +112,9 @@ class Command(BaseCommand):
         parser.add_argument("--scale-chunks", type=int, default=100_000)
         parser.add_argument("--concurrency", default="1,4,16", help="simultaneous conversations")
         parser.add_argument(
-            "--local-concurrency", default="1,2,4", help="local: questions asked at once"
+            "--local-concurrency",
+            default="1,2,4",
+            help="local, openai: questions asked at once",
         )
         parser.add_argument(
             "--load-concurrency", default="1,4", help="load: visitors asking at once"
@@ -161,6 +175,8 @@ class Command(BaseCommand):
             result["local"] = self._local(local_levels, options)
         if "load" in chosen:
             result["load"] = self._load(_levels(options["load_concurrency"]), options)
+        if "openai" in chosen:
+            result["openai"] = self._openai(local_levels, options)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
@@ -192,14 +208,18 @@ class Command(BaseCommand):
             finally:
                 runtime.reset()
 
-    def _load(self, levels: list[int], options: dict[str, Any]) -> dict[str, Any]:
+    def _demo_retriever(self) -> Retriever:
         from assistant.demo import demo_export
-        from assistant.measuring.benchmark.load import measure_load
 
         index, embedder = open_eval_index(demo_export(), stderr=self.stderr)
-        retriever = Retriever(
+        return Retriever(
             embedder=embedder, store=index.store, reranker=runtime.reranker(), chunks=index.lookup
         )
+
+    def _load(self, levels: list[int], options: dict[str, Any]) -> dict[str, Any]:
+        from assistant.measuring.benchmark.load import measure_load
+
+        retriever = self._demo_retriever()
         names = [n.strip() for n in options["load_generators"].split(",") if n.strip()]
         if not names or set(names) - {"extractive", "local", "ollama"}:
             raise CommandError("--load-generators takes some of extractive, local, ollama.")
@@ -211,6 +231,23 @@ class Command(BaseCommand):
                     name: runtime.pipeline(retriever=retriever, generator_choice=name)
                     for name in names
                 },
+                settings=self._settings(options), levels=levels, runs=options["runs"],
+                progress=lambda line: self.stderr.write(f"  {line}"),
+            )  # fmt: skip
+        finally:
+            runtime.reset()
+
+    def _openai(self, levels: list[int], options: dict[str, Any]) -> dict[str, Any]:
+        from assistant.measuring.benchmark.endpoint import measure_endpoint
+
+        if not settings.ASKDOCS_OPENAI_BASE_URL:
+            raise CommandError("--only openai needs ASKDOCS_OPENAI_BASE_URL (and its model, key).")
+        retriever = self._demo_retriever()
+        self.stderr.write(f"{settings.ASKDOCS_OPENAI_BASE_URL} on demo questions ...")
+        runtime.reset()
+        try:
+            return measure_endpoint(
+                pipeline=runtime.pipeline(retriever=retriever, generator_choice="openai"),
                 settings=self._settings(options), levels=levels, runs=options["runs"],
                 progress=lambda line: self.stderr.write(f"  {line}"),
             )  # fmt: skip

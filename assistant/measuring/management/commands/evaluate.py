@@ -74,9 +74,11 @@ class Command(BaseCommand):
             "the answer against `answers_all`",
         )  # fmt: skip
         parser.add_argument(
-            "--generator", choices=["auto", "extractive", "ollama", "local"], default="auto",
+            "--generator", choices=["auto", "extractive", "ollama", "local", "openai"],
+            default="auto",
             help="--answers: who writes the answer (auto: Ollama when OLLAMA_HOST is set, else "
-            "the quoting extractive answerer; local: the local model)",
+            "the quoting extractive answerer; local: the local model; openai: the server "
+            "ASKDOCS_OPENAI_BASE_URL names)",
         )  # fmt: skip
         parser.add_argument(
             "--check-llm-answers", action="store_true",
