@@ -13,16 +13,13 @@ and the links it had, so an unchanged site is crawled without being downloaded a
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import time
 import urllib.robotparser
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 from xml.etree import ElementTree as ET  # noqa: S405 - parsed with the size limit below
 
 import httpx
@@ -41,57 +38,22 @@ from ingestion.connectors.base import (
     Unchanged,
 )
 from ingestion.connectors.web_fetch import Page, fetch
+from ingestion.connectors.website_rules import (
+    DEFAULT_EXCLUDE,
+    NOT_PAGES,
+    CrawlLimits,
+    PathRules,
+    cache_validators,
+    canonical_url,
+    normalise,
+    path_patterns,
+)
 from ingestion.extraction import EXTRACTION_VERSION, extract_page, html_tree
 from ingestion.page_kinds import SOURCE
 from ingestion.services import IncomingDocument
 
 USER_AGENT = "AskDocsBot/1.0 (+self-hosted Ask AI assistant; respects robots.txt)"
-#: Links to files a page shows or loads rather than pages to read (a Sphinx page links its
-#: figures, `_images/*.png`): never fetched, never counted as failures.
-_NOT_PAGES = re.compile(
-    r"\.(png|jpe?g|gif|svg|webp|ico|bmp|css|js|map|json|xml|txt|pdf|zip|gz|tgz|bz2|xz|tar"
-    r"|woff2?|ttf|eot|mp4|webm|mp3|ogg|wav|ipynb|py|csv)$",
-    re.IGNORECASE,
-)
 _SITEMAP_NS = re.compile(r"^\{[^}]*\}")
-
-#: Pages documentation generators make for machines or for browsing, not for reading: the
-#: general index, search pages, module indexes. Matched against the URL's path (fnmatch).
-DEFAULT_EXCLUDE = (
-    "*/genindex*", "*/search.html", "*/search/", "*/py-modindex.html", "*/modindex.html",
-    "*/index-all.html", "*/_sources/*", "*/_modules/*",
-)  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class CrawlLimits:
-    max_pages: int = 500
-    max_depth: int = 5
-    max_page_bytes: int = 2_000_000
-    concurrency: int = 2
-    #: Seconds one read may wait for the next bytes.
-    timeout: float = 15.0
-    #: Seconds a page, robots.txt or a sitemap may take in all, and the whole crawl.
-    page_seconds: float = 60.0
-    run_seconds: float = 3600.0
-    #: robots.txt beyond this is not read (the rules in its start are followed, as Google
-    #: does at 500 KiB); a sitemap beyond this is skipped.
-    max_robots_bytes: int = 500_000
-    max_sitemap_bytes: int = 10_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class PathRules:
-    """Which pages of the site to read, by path patterns (fnmatch, `*` crosses folders)."""
-
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
-
-    def reason_to_skip(self, path: str) -> str:
-        if self.include and not any(fnmatch.fnmatchcase(path, p) for p in self.include):
-            return "not matched by the include patterns"
-        matched = next((p for p in self.exclude if fnmatch.fnmatchcase(path, p)), None)
-        return f"excluded by the pattern {matched}" if matched else ""
 
 
 class WebsiteConnector:
@@ -147,8 +109,8 @@ class WebsiteConnector:
             sitemap_url=str(config.get("sitemap_url", "")),
             limits=limits,
             rules=PathRules(
-                include=_patterns(config.get("include")),
-                exclude=_patterns(config.get("exclude", DEFAULT_EXCLUDE)),
+                include=path_patterns(config.get("include")),
+                exclude=path_patterns(config.get("exclude", DEFAULT_EXCLUDE)),
             ),
             known=known,
             read_source_listings=bool(config.get("read_source_listings", False)),
@@ -339,7 +301,7 @@ class WebsiteConnector:
         if page.error or page.not_a_page:
             return page
         return Page(page.url, page.final_url, page.status, page.html, page.error,
-                    _validators(page.headers))  # fmt: skip
+                    cache_validators(page.headers))  # fmt: skip
 
     def _reason_not_to_follow(self, url: str) -> str:
         """A redirect is followed only within the site (checked before it is requested)."""
@@ -366,12 +328,12 @@ class WebsiteConnector:
             tree = html_tree(page.html)
         except (ValueError, lxml.etree.ParserError) as error:
             return Failed(page.url, f"unreadable HTML: {error}"), []
-        canonical = _canonical(tree, final)
+        canonical = canonical_url(tree, final)
         identity = canonical if self.in_scope(canonical) else final
         links = list(dict.fromkeys(
             link for href in tree.xpath("//a/@href")
             if self.in_scope(link := normalise(urljoin(final, href)))
-            and not _NOT_PAGES.search(urlsplit(link).path)
+            and not NOT_PAGES.search(urlsplit(link).path)
         ))  # fmt: skip
         robots = " ".join(tree.xpath('//meta[@name="robots"]/@content')).lower()
         if "noindex" in robots:
@@ -392,44 +354,3 @@ class WebsiteConnector:
             fetch_state=state, kind=extracted.kind,
         )  # fmt: skip
         return Fetched(document), links
-
-
-def _canonical(tree: Any, base: str) -> str:
-    for href in tree.xpath('//link[@rel="canonical"]/@href'):
-        return normalise(urljoin(base, href.strip()))
-    return normalise(base)
-
-
-def normalise(url: str) -> str:
-    """Without fragment; a folder's index page is the folder (/docs/index.html is /docs/)."""
-    url = urldefrag(url)[0]
-    for index in ("index.html", "index.htm"):
-        if url.endswith("/" + index):
-            return url[: -len(index)]
-    return url
-
-
-def _validators(headers: Mapping[str, str]) -> dict[str, str]:
-    """The ETag, and the Last-Modified when it can be trusted: one within a second of the
-    answer's Date is weak (RFC 9110 8.8.2.2), as the page may change again within the same
-    second, so the page is read again next time."""
-    found = {"etag": headers["etag"]} if "etag" in headers else {}
-    modified, date = headers.get("last-modified"), headers.get("date")
-    if modified:
-        try:
-            age = parsedate_to_datetime(date) - parsedate_to_datetime(modified) if date else None
-        except (TypeError, ValueError):
-            age = None
-        if age is None or age.total_seconds() >= 1:
-            found["last-modified"] = modified
-    return found
-
-
-def _patterns(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = value.splitlines()
-    if not isinstance(value, Sequence) or not all(isinstance(p, str) for p in value):
-        raise ConnectorError("Path patterns must be a list of strings.")
-    return tuple(p.strip() for p in value if p.strip())
