@@ -23,16 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from assistant.rag.extractive import (
-    MAX_PASSAGES,
-    SentenceScorer,
-    asked,
-    in_context,
-    sentence_query,
-    units_of,
-)
+from assistant.rag.extractive import SentenceScorer, asked, in_context, sentence_query
 from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Candidate, Question
+from assistant.rag.units import MAX_PASSAGES, units_of
 from assistant.rag.unsaid import unsaid
 from assistant.rag.words import content_words
 

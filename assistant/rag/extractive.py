@@ -14,171 +14,32 @@ what it cannot do is paraphrase or combine.
 from __future__ import annotations
 
 import math
-import os
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from assistant.rag.ports import Reranker
 from assistant.rag.question_parts import question_parts
-from assistant.rag.types import Candidate, Chunk, Prompt, Question
-
-#: (query, sentences) -> similarity of each sentence to the query, in input order.
-SentenceScorer = Callable[[str, Sequence[str]], list[float]]
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])")
-#: Words ending with a full stop that end no sentence ("(e.g. DNS failure ...)").
-_ABBREVIATIONS = frozenset(
-    "e.g. i.e. etc. vs. cf. approx. incl. no. nos. fig. ch. sec. vol. mr. mrs. ms. dr. st. "
-    "jan. feb. mar. apr. jun. jul. aug. sep. sept. oct. nov. dec. inc. ltd. co.".split()
+from assistant.rag.quote_text import (
+    Selection,
+    citation_number,
+    entry_name,
+    in_document_order,
+    paragraph_text,
 )
+from assistant.rag.section_quotes import WINDOW_CANDIDATES, WINDOW_MARGIN, quote_from, section_items
+from assistant.rag.types import Candidate, Prompt, Question
+from assistant.rag.units import MAX_PASSAGES, Unit, units_of
 
-
-def sentences_of(paragraph: str) -> list[str]:
-    """The paragraph's sentences: a break after ".", "!" or "?" before a capital, a digit or a
-    quote, but not after an abbreviation ("e.g.") or a single initial ("J. Smith")."""
-    pieces = _SENTENCE_END.split(paragraph)
-    sentences: list[str] = []
-    for piece in pieces:
-        words = sentences[-1].split() if sentences else []
-        last = words[-1].lower().lstrip("([{\"'") if words else ""
-        if sentences and (last in _ABBREVIATIONS or re.fullmatch(r"[a-z]\.", last)):
-            sentences[-1] = f"{sentences[-1]} {piece}"
-        else:
-            sentences.append(piece)
-    return sentences
-
-
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _WORD = re.compile(r"\S+\s*")
-#: The sentences of this many kept passages are read (best first): the answer is almost always
-#: in the top ones, and each sentence costs a cross-encoder run.
-MAX_PASSAGES = 3
-MAX_SENTENCES = 30
 #: A part of a many-part question whose best sentence scores below this (in logits: p = 0.12)
 #: is said to be missing rather than answered with a sentence about something else.
 PART_FLOOR = -2.0
 
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """A sentence or a list item of one passage. `code`: the fenced code block that follows a
-    sentence ending with a colon ("Install the CLI with pip:"), which belongs to it. `kind`:
-    "sentence", "item" (of a list), "term" (an API entry's signature, the term its definition
-    follows) or "code" (a whole fenced block, in `passage_items` only); `block`: which
-    paragraph, list, term or code block of the passage it belongs to."""
-
-    passage: int
-    position: int
-    text: str
-    is_list_item: bool
-    code: str = ""
-    kind: str = "sentence"
-    block: int = 0
-
-
-#: A definition's first line in the extracted Markdown (":   text", after its term).
-_DEFINITION = re.compile(r"^:\s+")
-
-
-def passage_items(passage_index: int, text: str) -> list[Unit]:
-    """Everything of one passage a quote may hold, in reading order: sentences, list items, API
-    terms and whole code blocks. Headings and tables are skipped. A paragraph's lines are
-    joined first: hard-wrapped Markdown must not cut a sentence in two. A passage that starts
-    inside a code block (a chunk cut within one: an odd number of fences) skips its first
-    lines, so no stray fence or half a program is ever quoted."""
-    items: list[Unit] = []
-    paragraph: list[str] = []
-    block = 0
-
-    def add(text: str, kind: str) -> None:
-        nonlocal block
-        if items and items[-1].block == block and (items[-1].kind == "item") != (kind == "item"):
-            block += 1  # a list begins or ends
-        items.append(Unit(passage_index, len(items), text, kind == "item", kind=kind, block=block))
-
-    def flush(*, as_term: bool = False) -> None:
-        nonlocal block
-        joined = " ".join(paragraph)
-        paragraph.clear()
-        if not joined:
-            return
-        if as_term:
-            add(joined, "term")
-        else:
-            for sentence in sentences_of(joined):
-                if len(sentence.split()) >= 3:
-                    add(sentence.strip(), "sentence")
-        block += 1
-
-    lines = text.splitlines()
-    in_code = sum(1 for line in lines if line.strip().startswith("```")) % 2 == 1
-    code: list[str] | None = None  # the lines of the block being read, with its fence
-    skipping = in_code  # the tail of a block cut off before this passage
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("```"):
-            flush()
-            if skipping:
-                skipping = False
-            elif code is None:
-                code = [stripped]  # the fence with its language ("```bash")
-            else:
-                add("\n".join([*code, "```"]), "code")
-                block += 1
-                code = None
-            continue
-        if skipping:
-            continue
-        if code is not None:
-            code.append(line)
-            continue
-        if not stripped or stripped.startswith("#") or stripped.startswith("|"):
-            flush()
-            continue
-        if _DEFINITION.match(stripped):
-            # The lines before were the term this definition explains (an API signature).
-            flush(as_term=True)
-            stripped = _DEFINITION.sub("", stripped)
-        if _LIST_ITEM.match(line):
-            flush()
-            add(stripped, "item")
-            continue
-        if not paragraph and items and items[-1].kind == "item" and line[:1].isspace():
-            # A list item's wrapped line.
-            last = items[-1]
-            items[-1] = replace(last, text=f"{last.text} {stripped}")
-            continue
-        paragraph.append(stripped)
-    flush()
-    return items
-
-
-def split_units(passage_index: int, text: str) -> list[Unit]:
-    """The sentences, list items and API terms of a passage (what the cross-encoder judges); a
-    code block is kept only with the sentence ending with ':' right before it."""
-    units: list[Unit] = []
-    items = passage_items(passage_index, text)
-    for number, item in enumerate(items):
-        if item.kind == "code":
-            continue
-        after = items[number + 1] if number + 1 < len(items) else None
-        if item.text.endswith(":") and after is not None and after.kind == "code":
-            item = replace(item, code=after.text)
-        units.append(item)
-    return units
-
-
-def units_of(passages: Sequence[Candidate]) -> list[Unit]:
-    """The units the answerer (and the answerability check) read; a passage with no prose
-    sentence (a code block, a table) counts as one unit, so it can still be judged."""
-    units: list[Unit] = []
-    for index, candidate in enumerate(passages[:MAX_PASSAGES]):
-        found = split_units(index, candidate.chunk.text)
-        units.extend(found or [Unit(index, 0, candidate.chunk.text.strip(), False)])
-    return units[:MAX_SENTENCES]
+#: (query, sentences) -> similarity of each sentence to the query, in input order.
+SentenceScorer = Callable[[str, Sequence[str]], list[float]]
 
 
 def in_context(units: Sequence[Unit], passages: Sequence[Candidate]) -> list[str]:
@@ -224,72 +85,6 @@ class CrossEncoderScorer:
             return [fresh.get(s, self._memo.get((query, s), 0.0)) for s in sentences]
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """What an extractive answer quotes: units grouped by passage, in reading order, and the
-    parts of the question no sentence answers."""
-
-    groups: list[list[Unit]]
-    missing: list[str] = field(default_factory=list)
-
-
-def _paragraph(units: Sequence[Unit], marker: str) -> str:
-    """Units of one paragraph (or list) with the marker after the last; an API term reads as
-    code, followed by its definition."""
-    end = f" {marker}" if marker else ""
-    if all(u.is_list_item for u in units):
-        return "\n".join([*(u.text for u in units[:-1]), f"{units[-1].text}{end}"])
-    texts = [_term(u.text) if u.kind == "term" else u.text for u in units]
-    return " ".join(texts) + end
-
-
-def _term(signature: str) -> str:
-    return f"`{signature}`:" if "`" not in signature else f"{signature}:"
-
-
-_DOTTED_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
-
-
-def _entry_name(chunk: Chunk) -> str:
-    """The documented object an API reference passage belongs to, by its anchor
-    ("celery.Celery.autodiscover_tasks"); "" for other passages."""
-    fragment = chunk.url.partition("#")[2]
-    return fragment if chunk.kind == "reference" and _DOTTED_NAME.fullmatch(fragment) else ""
-
-
-def _number(passage: int, passages: Sequence[Candidate]) -> int:
-    """The passage's citation number: the first of the passages of its section."""
-    if passage < len(passages):
-        url = passages[passage].chunk.url
-        if url:
-            for number, other in enumerate(passages[: passage + 1], start=1):
-                if other.chunk.url == url:
-                    return number
-    return passage + 1
-
-
-def _in_document_order(units: Sequence[Unit], passages: Sequence[Candidate]) -> list[list[Unit]]:
-    """Grouped by passage. Passages cut from one document follow its order (install, then log
-    in), whatever their relevance; documents come in the order of their best passage."""
-    groups: dict[int, list[Unit]] = {}
-    for unit in sorted(units, key=lambda u: (u.passage, u.position)):
-        groups.setdefault(unit.passage, []).append(unit)
-
-    def document(passage: int) -> str:
-        chunk = passages[passage].chunk
-        return chunk.document if chunk.document and chunk.ordinal >= 0 else f"#{passage}"
-
-    first_seen: dict[str, int] = {}
-    for passage in sorted(groups):
-        first_seen.setdefault(document(passage), passage)
-    return [
-        groups[p]
-        for p in sorted(
-            groups, key=lambda p: (first_seen[document(p)], passages[p].chunk.ordinal, p)
-        )
-    ]
-
-
 def _previous_answer(question: Question) -> str:
     """The answer before this question, when the question leans on the one before it."""
     if not question.leans_on:
@@ -316,120 +111,6 @@ def lexical_scorer(query: str, sentences: Sequence[str]) -> list[float]:
         words = set(re.findall(r"\w+", sentence.lower()))
         scores.append(len(wanted & words) / (len(wanted) or 1))
     return scores
-
-
-#: A quote goes on past its first paragraph (into the next one, or the code block or list
-#: after it) while it has fewer words than this: a short lead ("Example: Run the tasks.add
-#: task every 30 seconds.") says what follows, not the answer itself.
-MIN_LEAD_WORDS = 25
-#: A longer code block is not quoted (a whole module is no answer); the sentence before is.
-MAX_CODE_LINES = 25
-#: Code blocks a quote holds at most: an example, and the next step when one follows at once.
-MAX_CODE_BLOCKS = 2
-
-
-def _introduces_code(items: Sequence[Unit], index: int) -> bool:
-    """The item at `index` is a sentence ending with ":" right before a code block."""
-    return (
-        index + 1 < len(items)
-        and items[index].kind == "sentence"
-        and items[index].text.endswith(":")
-        and items[index + 1].kind == "code"
-    )
-
-
-QUOTE_MODE = os.environ.get("ASKDOCS_QUOTE_MODE", "auto")
-#: How many of the best sentences each start a quote the cross-encoder then reads whole.
-WINDOW_CANDIDATES = int(os.environ.get("ASKDOCS_WINDOWS", "5"))
-SENTENCE_WEIGHT = float(os.environ.get("ASKDOCS_SENTENCE_WEIGHT", "0.0"))
-#: Only sentences this close to the best (in logits) start a quote to be read whole: one far
-#: below (a follow-up's previous answer, scored down) is no candidate, whatever follows it.
-WINDOW_MARGIN = float(os.environ.get("ASKDOCS_WINDOW_MARGIN", "3.0"))
-
-
-#: Chunk position offset of a following chunk's items when a section is read whole.
-_CHAINED = 10_000
-
-
-def section_items(
-    passages: Sequence[Candidate], index: int, following: Sequence[Chunk] = ()
-) -> list[Unit]:
-    """The items of a passage, followed by those of the chunks cut after it from the same
-    section (the same document and link, the next places in it), kept or `following`: a
-    quote may go on where the chunk ends. The later chunks' items count as the first's (one
-    source, one marker); a sentence two overlapping chunks share is read once."""
-    first = passages[index].chunk
-    chunks = [*(c.chunk for c in passages), *following]
-    items = passage_items(index, first.text)
-    seen = {u.text for u in items}
-    ordinal, link = first.ordinal, 1
-    while first.document and first.url and ordinal >= 0:
-        follower = next(
-            (c for c in chunks
-             if c.document == first.document and c.url == first.url
-             and c.ordinal == ordinal + 1),
-            None,
-        )  # fmt: skip
-        if follower is None:
-            break
-        for unit in passage_items(index, follower.text):
-            if unit.text not in seen:
-                seen.add(unit.text)
-                items.append(
-                    replace(unit, position=unit.position + link * _CHAINED,
-                            block=unit.block + link * _CHAINED)
-                )  # fmt: skip
-        ordinal, link = ordinal + 1, link + 1
-    return items
-
-
-def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str = "") -> list[Unit]:
-    """The best sentence and what follows it in its section while it belongs to it: the rest
-    of its paragraph; the code block or list right after it; the next paragraph while the
-    quote is short, its last sentence ends with ":" (it introduces what follows), or the next
-    paragraph is a sentence introducing code. It stops after a code block (the code a lead
-    introduces is the answer it leads to) unless a sentence introducing the next step's code
-    follows at once, at the next API entry, a code block too long to quote, or `max_words` of
-    prose. The first
-    sentence of an API entry's definition comes with the entry's signature. What a follow-up's
-    previous answer already said is not said again."""
-    at = next((i for i, u in enumerate(items) if u.position == best.position), None)
-    if at is None:
-        return [best]
-    quote = [items[at]]
-    if items[at].kind == "sentence" and at > 0 and items[at - 1].kind == "term":
-        quote.insert(0, items[at - 1])
-    words = sum(len(u.text.split()) for u in quote)
-    block, last, codes = items[at].block, items[at], 0
-    for index in range(at + 1, len(items)):
-        item = items[index]
-        if item.kind == "term":
-            break
-        if item.kind == "code":
-            if item.text.count("\n") - 1 > MAX_CODE_LINES:
-                break
-            quote.append(item)
-            last, codes = item, codes + 1
-            # The code a lead introduces ends the quote, unless a next step follows at once
-            # ("To do that, set files to a list of tuples:" and its code).
-            if codes >= MAX_CODE_BLOCKS or not _introduces_code(items, index + 1):
-                break
-            continue
-        if item.block != block:
-            if not (
-                last.text.endswith(":") or words < MIN_LEAD_WORDS or _introduces_code(items, index)
-            ):
-                break
-            block = item.block
-        if said and item.text in said:
-            continue
-        length = len(item.text.split())
-        if words + length > max_words:
-            break
-        quote.append(item)
-        words += length
-        last = item
-    return quote
 
 
 class ExtractiveGenerator:
@@ -483,7 +164,7 @@ class ExtractiveGenerator:
             scored = self._scored(units, texts, question)
             chosen = self._quote(scored, said, items, self.max_words, question, prompt.passages)
             missing = []
-        return Selection(_in_document_order(chosen, prompt.passages), missing)
+        return Selection(in_document_order(chosen, prompt.passages), missing)
 
     def _quote(
         self,
@@ -499,21 +180,17 @@ class ExtractiveGenerator:
         wins, the sentence's own score breaking ties. A sentence alone may score high for
         naming the question's words ("wait forever for a response" for different connect and
         read timeouts) where the quote that answers shows how ("Specify a tuple: ...")."""
-        if QUOTE_MODE == "sentences":
-            return self._choose(scored, said, self.max_units, max_words)
         # Documentation with structure in what was kept (code, lists, API entries) is quoted
         # by section; prose (an encyclopedia's passage, a help centre's page) by its near-best
         # sentences, each with the code it leads to: ClapNQ ROUGE-L 0.608 so, 0.549 by
         # section; in prose the answering sentence may stand apart from the best-scoring one
         # ("Students get 50% off" beside "The student discount is renewed every year").
         structured = any(u.kind != "sentence" for found in items.values() for u in found)
-        if QUOTE_MODE == "picked" or (QUOTE_MODE == "auto" and not structured):
+        if not structured:
             return self._picked(scored, said, items, max_words)
         quotes: list[tuple[list[Unit], float]] = []
         better: set[Unit] = set()  # the sentences ranked above the one being read
-        for rank, (unit, score) in enumerate(
-            scored[: (WINDOW_CANDIDATES if QUOTE_MODE != "first" else 1)]
-        ):
+        for rank, (unit, score) in enumerate(scored[:WINDOW_CANDIDATES]):
             if rank and (score < scored[0][1] - WINDOW_MARGIN or (said and unit.text in said)):
                 continue
             found = items.get(unit.passage, [])
@@ -540,20 +217,10 @@ class ExtractiveGenerator:
                 for q, _ in quotes
             ]
             read = self.scorer(sentence_query(question), texts)
-            weight = SENTENCE_WEIGHT
-            quote = max(
-                zip(quotes, read, strict=True),
-                key=lambda pair: _logit(pair[1]) + weight * pair[0][1],
-            )[0][0]
+            # max() keeps the first of equals: the quote of the better sentence.
+            quote = max(zip(quotes, read, strict=True), key=lambda pair: pair[1])[0][0]
         else:
             quote = quotes[0][0]
-        best = quote[0]
-        if QUOTE_MODE == "mixed":
-            words = sum(len(u.text.split()) for u in quote if u.kind != "code")
-            for unit in self._choose(scored, said, self.max_units, max_words)[1:]:
-                if unit.passage != best.passage and words + len(unit.text.split()) <= max_words:
-                    quote.append(unit)
-                    words += len(unit.text.split())
         return quote
 
     def _picked(
@@ -657,8 +324,8 @@ class ExtractiveGenerator:
         passage of the same section (two chunks of one section are one source)."""
         paragraphs: list[str] = []
         for group in selection.groups:
-            marker = f"[{_number(group[0].passage, passages)}]"
-            entry = _entry_name(passages[group[0].passage].chunk) if passages else ""
+            marker = f"[{citation_number(group[0].passage, passages)}]"
+            entry = entry_name(passages[group[0].passage].chunk) if passages else ""
             if entry and group[0].kind != "term":
                 # A definition quoted without its signature (the chunk began after it) is
                 # named by the entry it documents.
@@ -667,19 +334,19 @@ class ExtractiveGenerator:
             for unit in group:
                 if unit.kind == "code":
                     if run:
-                        paragraphs.append(_paragraph(run, marker))
+                        paragraphs.append(paragraph_text(run, marker))
                         run = []
                     paragraphs.append(unit.code or unit.text)
                     continue
                 if run and unit.block != run[-1].block and run[-1].kind != "term":
-                    paragraphs.append(_paragraph(run, ""))
+                    paragraphs.append(paragraph_text(run, ""))
                     run = []
                 run.append(unit)
                 if unit.code:
-                    paragraphs += [_paragraph(run, marker), unit.code]
+                    paragraphs += [paragraph_text(run, marker), unit.code]
                     run = []
             if run:
-                paragraphs.append(_paragraph(run, marker))
+                paragraphs.append(paragraph_text(run, marker))
         paragraphs += [f"*Not found in the documents: {part}*" for part in selection.missing]
         return "\n\n".join(p for p in paragraphs if p)
 

@@ -6,14 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.extractive import (
-    CrossEncoderScorer,
-    ExtractiveGenerator,
-    sentences_of,
-    split_units,
-)
+from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
 from assistant.rag.question_parts import question_parts
 from assistant.rag.types import Candidate, Chunk, Prompt, Question, Turn
+from assistant.rag.units import sentences_of, split_units
 
 INSTALL = """The tool runs on Linux, macOS and Windows. Install the Acme CLI with pip:
 

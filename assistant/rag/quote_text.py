@@ -1,0 +1,77 @@
+"""How a selection of quoted units reads: paragraphs, list items and code blocks, each quote
+with its citation marker (numbered by section), an API entry named by its signature."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assistant.rag.types import Candidate, Chunk
+from assistant.rag.units import Unit
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """What an extractive answer quotes: units grouped by passage, in reading order, and the
+    parts of the question no sentence answers."""
+
+    groups: list[list[Unit]]
+    missing: list[str] = field(default_factory=list)
+
+
+def paragraph_text(units: Sequence[Unit], marker: str) -> str:
+    """Units of one paragraph (or list) with the marker after the last; an API term reads as
+    code, followed by its definition."""
+    end = f" {marker}" if marker else ""
+    if all(u.is_list_item for u in units):
+        return "\n".join([*(u.text for u in units[:-1]), f"{units[-1].text}{end}"])
+    texts = [term_text(u.text) if u.kind == "term" else u.text for u in units]
+    return " ".join(texts) + end
+
+
+def term_text(signature: str) -> str:
+    return f"`{signature}`:" if "`" not in signature else f"{signature}:"
+
+
+_DOTTED_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
+
+
+def entry_name(chunk: Chunk) -> str:
+    """The documented object an API reference passage belongs to, by its anchor
+    ("celery.Celery.autodiscover_tasks"); "" for other passages."""
+    fragment = chunk.url.partition("#")[2]
+    return fragment if chunk.kind == "reference" and _DOTTED_NAME.fullmatch(fragment) else ""
+
+
+def citation_number(passage: int, passages: Sequence[Candidate]) -> int:
+    """The passage's citation number: the first of the passages of its section."""
+    if passage < len(passages):
+        url = passages[passage].chunk.url
+        if url:
+            for number, other in enumerate(passages[: passage + 1], start=1):
+                if other.chunk.url == url:
+                    return number
+    return passage + 1
+
+
+def in_document_order(units: Sequence[Unit], passages: Sequence[Candidate]) -> list[list[Unit]]:
+    """Grouped by passage. Passages cut from one document follow its order (install, then log
+    in), whatever their relevance; documents come in the order of their best passage."""
+    groups: dict[int, list[Unit]] = {}
+    for unit in sorted(units, key=lambda u: (u.passage, u.position)):
+        groups.setdefault(unit.passage, []).append(unit)
+
+    def document(passage: int) -> str:
+        chunk = passages[passage].chunk
+        return chunk.document if chunk.document and chunk.ordinal >= 0 else f"#{passage}"
+
+    first_seen: dict[str, int] = {}
+    for passage in sorted(groups):
+        first_seen.setdefault(document(passage), passage)
+    return [
+        groups[p]
+        for p in sorted(
+            groups, key=lambda p: (first_seen[document(p)], passages[p].chunk.ordinal, p)
+        )
+    ]
