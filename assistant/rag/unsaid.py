@@ -60,6 +60,13 @@ _FUTURE = re.compile(
     r"next (major )?(release|version)|roadmap|planned|is due|be due|future)\b",
     re.IGNORECASE,
 )
+#: A question about a version itself (when it comes, what it changes, whether to move to it),
+#: not one that names the version of something the asker uses ("deploy stable diffusion 2.1").
+_ABOUT_VERSIONS = re.compile(
+    r"\b(version|versions|release|released|releases|upgrade|upgrading|migrate|support|"
+    r"supports|supported|drop|drops|deprecat\w*|new in|changed?|differ\w*)\b",
+    re.IGNORECASE,
+)
 _CAPITALISED = re.compile(r"(?<![\w.`/'-])([A-Z][a-zA-Z0-9]*(?:[ ][A-Z][a-zA-Z0-9]*)*)(?![\w`/(-])")
 #: Capitalised words that name no product: how a question is asked, days and months, and the
 #: generic terms of computing that documentation writes in capitals.
@@ -93,7 +100,7 @@ def unsaid(question: str, kept: Sequence[Candidate], found: Sequence[Candidate] 
         return []
     text = _normal(" ".join(f"{c.chunk.title}\n{c.chunk.text}" for c in kept))
     reasons: list[str] = []
-    for version in versions(question):
+    for version in versions(question) if _ABOUT_VERSIONS.search(question) else ():
         if not _mentions_version(text, version):
             reasons.append(f"the passages do not mention version {version}")
     if _MONEY.search(question) and not _PASSAGE_MONEY.search(text):
@@ -140,7 +147,7 @@ def names(question: str) -> list[str]:
     copies from an error or from code (ConnectionError, Content-Type, X-Api-Key) are no names
     of products: documentation may answer without repeating them."""
     found: list[str] = []
-    for sentence in re.split(r"(?<=[.?!])\s+", question.strip()):
+    for sentence in re.split(r"(?<=[.?!])\s+|\n+", question.strip()):
         for match in _CAPITALISED.finditer(sentence):
             name = match.group(1)
             words = name.split()

@@ -68,3 +68,17 @@ def test_names_are_products_not_identifiers_or_sentence_starts():
         "Celery", "AWS", "Step", "Functions",
     ]  # fmt: skip
     assert names("I set an X-Api-Key header and the Content-Type is json.") == []
+
+
+def test_a_version_the_asker_uses_is_not_a_question_about_versions():
+    docs = kept("Deploy the model with Ray Serve: serve run app:deployment.")
+    assert unsaid("How do I deploy stable diffusion 2.1 with Ray Serve?", docs) == []
+    assert unsaid("Does Ray Serve support stable diffusion 2.1?", docs) == [
+        "the passages do not mention version 2.1"
+    ]
+
+
+def test_a_line_break_starts_a_sentence_whose_first_word_is_no_name():
+    assert names("I am using Kuberay\n\nGiven the config, how do I embed Grafana?") == [
+        "Kuberay", "Grafana",
+    ]  # fmt: skip
