@@ -131,16 +131,17 @@ def test_a_server_error_is_retried_before_the_first_token_then_quoted(
         [],  # the connection closes without [DONE]
     ],
 )
-def test_a_stream_broken_mid_answer_ends_in_a_clear_503_with_the_words_so_far(
+def test_a_stream_broken_mid_answer_leaves_the_visitor_the_quote(
     openai_project, broken, client, after
 ):  # noqa: ANN001
     use(openai_project, broken.url)
     broken.reply(parts=[chunk("Refunds "), chunk("take "), *after])
     response = ask_rest(client, openai_project)
-    assert response.status_code == 503
-    assert response.json()["error"]["code"] == "unavailable"
-    logged = Interaction.objects.get(project=openai_project)
-    assert logged.error == "generator_unavailable" and logged.answer == "Refunds take "
+    # Grounded words never wait on the model: the quote stands, with why nothing was written.
+    assert response.status_code == 200
+    body = response.json()
+    assert body["generator"] == "extractive" and "5 to 10 business days" in body["answer"]
+    assert body["fallback"].startswith("openai:") and "Refunds take" not in body["answer"]
 
 
 def test_a_stream_that_stalls_mid_answer_ends_after_the_between_tokens_timeout(
@@ -149,11 +150,12 @@ def test_a_stream_that_stalls_mid_answer_ends_after_the_between_tokens_timeout(
     use(openai_project, broken.url)
     broken.reply(parts=[chunk("Refunds ")], stall_after=30)
     response = ask_rest(client, openai_project)
-    assert response.status_code == 503
+    assert response.status_code == 200
+    body = response.json()
+    assert "5 to 10 business days" in body["answer"] and body["fallback"].startswith("openai:")
     logged = Interaction.objects.get(project=openai_project)
-    assert logged.error == "generator_unavailable" and logged.answer == "Refunds "
     # Bounded by the 0.3 s between tokens, not by the server's 30 s stall.
-    assert logged.latency_ms["generate_ms"] < 20_000
+    assert logged.latency_ms["total_ms"] < 20_000
 
 
 def test_the_key_goes_in_the_authorization_header_and_the_sites_key_only_to_the_sites_server(

@@ -296,10 +296,11 @@ class Retriever:
         )  # fmt: skip
 
 
-def _order(candidate: Candidate) -> float:
+def _order(candidate: Candidate) -> tuple[float, float]:
     """Best first: relevance in logits, a reference or changelog passage put behind a guide's
-    that scores about as high."""
-    return _logit(candidate.relevance or 0.0) - PAGE_KIND_PENALTY.get(candidate.chunk.kind, 0.0)
+    that scores about as high; the relevance itself orders those the logit's clamp makes equal."""
+    relevance = candidate.relevance or 0.0
+    return _logit(relevance) - PAGE_KIND_PENALTY.get(candidate.chunk.kind, 0.0), relevance
 
 
 def _logit(p: float) -> float:
