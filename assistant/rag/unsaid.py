@@ -35,7 +35,7 @@ _NOT_VERSIONED = re.compile(
 )
 _MONEY = re.compile(
     r"\b(price|prices|pricing|priced|cost|costs|costing|cheap|cheaper|cheapest|expensive|"
-    r"fee|fees|paid|pay|billing|billed|subscription|invoice|refund|discount|how much)\b|[$€£¥]",
+    r"fee|fees|paid|pay|billing|billed|subscription|invoice|refund|discount)\b|[$€£¥]",
     re.IGNORECASE,
 )
 _PASSAGE_MONEY = re.compile(

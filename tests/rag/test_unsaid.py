@@ -41,6 +41,7 @@ def test_money_is_asked_of_passages_that_speak_of_money():
     docs = kept("The worker runs tasks from the queue.")
     assert unsaid("How much does a support contract cost per year?", docs)
     assert unsaid("How much does the Team plan cost?", kept("The Team plan is $10 a month.")) == []
+    assert unsaid("How much power does the flux capacitor need?", docs) == []  # not money
 
 
 def test_the_askers_own_account_is_not_answered_from_passages_about_something_else():
