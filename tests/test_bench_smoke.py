@@ -119,8 +119,10 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
     report = json.loads(out.read_text())
 
     assert set(report) == {"schema", "config", "stages", "scale", "cache", "concurrency",
-                           "idle", "ingest", "recall", "local", "targets"}  # fmt: skip
-    assert report["local"] is None  # the local model runs only when named (it needs its file)
+                           "idle", "ingest", "recall", "local", "load", "openai",
+                           "targets"}  # fmt: skip
+    # The local model, the load bench and a model server run only when named.
+    assert report["local"] is None and report["load"] is None and report["openai"] is None
     # The help centre joined the slice's project as a second source: both are findable.
     assert len(report["recall"]) == 2 and "help centre" in report["recall"]
     for figures in report["recall"].values():
