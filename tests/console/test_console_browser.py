@@ -243,7 +243,7 @@ def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down( 
     vote.wait_for()
     shot(page, "feedback")
 
-    page.click("nav >> text=Threshold tuner")
+    page.click("nav >> text=Tuner")
     page.wait_for_selector("tr.current[data-threshold='0.5']")
     shot(page, "tuner")
 
