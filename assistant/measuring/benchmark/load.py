@@ -13,13 +13,12 @@ from __future__ import annotations
 import itertools
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from assistant.measuring.benchmark.local import DEMO_QUESTIONS
+from assistant.measuring.benchmark.local import DEMO_QUESTIONS, all_at_once
 from assistant.rag.answering import Pipeline
 from assistant.rag.types import Question, Settings, Unwritten, Written
 
@@ -66,19 +65,7 @@ def one(pipeline: Pipeline, question: Question, settings: Settings) -> dict[str,
 def at_once(
     pipeline: Pipeline, questions: Sequence[Question], settings: Settings
 ) -> list[dict[str, Any]]:
-    outcomes: list[dict[str, Any]] = [{} for _ in questions]
-    start = threading.Barrier(len(questions))
-
-    def ask(number: int) -> None:
-        start.wait()
-        outcomes[number] = one(pipeline, questions[number], settings)
-
-    threads = [threading.Thread(target=ask, args=(n,)) for n in range(len(questions))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return outcomes
+    return all_at_once(lambda question: one(pipeline, question, settings), questions)
 
 
 def measure_load(

@@ -78,22 +78,29 @@ def _one(pipeline: Pipeline, question: Question, settings: Settings) -> dict[str
     return outcome
 
 
-def _at_once(
-    pipeline: Pipeline, questions: Sequence[Question], settings: Settings
+def all_at_once(
+    ask: Callable[[Question], dict[str, Any]], questions: Sequence[Question]
 ) -> list[dict[str, Any]]:
+    """Each question asked on a thread of its own, all released together; outcomes in order."""
     outcomes: list[dict[str, Any]] = [{} for _ in questions]
     start = threading.Barrier(len(questions))
 
-    def ask(number: int) -> None:
+    def run(number: int) -> None:
         start.wait()
-        outcomes[number] = _one(pipeline, questions[number], settings)
+        outcomes[number] = ask(questions[number])
 
-    threads = [threading.Thread(target=ask, args=(n,)) for n in range(len(questions))]
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(questions))]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     return outcomes
+
+
+def _at_once(
+    pipeline: Pipeline, questions: Sequence[Question], settings: Settings
+) -> list[dict[str, Any]]:
+    return all_at_once(lambda question: _one(pipeline, question, settings), questions)
 
 
 def _rss_mb() -> float:
