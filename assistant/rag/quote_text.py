@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from assistant.rag.types import Candidate, Chunk
-from assistant.rag.units import Unit
+from assistant.rag.units import Unit, passage_items
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,11 +37,28 @@ def term_text(signature: str) -> str:
 _DOTTED_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
 
 
-def entry_name(chunk: Chunk) -> str:
-    """The documented object an API reference passage belongs to, by its anchor
-    ("celery.Celery.autodiscover_tasks"); "" for other passages."""
+_CALLED_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
+
+
+def entry_name(chunk: Chunk, unit: Unit | None = None) -> str:
+    """The documented object an API reference passage's `unit` belongs to: the nearest entry
+    signature before it in the passage ("exception requests.ConnectTimeout(*args)" ->
+    "requests.ConnectTimeout"), else the entry the passage's anchor names, for a passage cut
+    after its signature ("celery.Celery.autodiscover_tasks"); "" for other passages. A
+    reference passage may hold several entries: the anchor names only the first."""
+    if chunk.kind != "reference":
+        return ""
+    if unit is not None:
+        terms = [
+            u for u in passage_items(unit.passage, chunk.text)
+            if u.kind == "term" and u.position < unit.position
+        ]  # fmt: skip
+        if terms:
+            signature = terms[-1].text.strip("`")
+            called = _CALLED_NAME.search(signature)
+            return called.group(1) if called else signature.split()[-1]
     fragment = chunk.url.partition("#")[2]
-    return fragment if chunk.kind == "reference" and _DOTTED_NAME.fullmatch(fragment) else ""
+    return fragment if _DOTTED_NAME.fullmatch(fragment) else ""
 
 
 def citation_number(passage: int, passages: Sequence[Candidate]) -> int:

@@ -221,3 +221,57 @@ def test_a_quote_reads_on_into_the_chunk_that_follows_in_its_section(quoting):
     assert "acme schedule add --every 30s" in answered and "Unrelated" not in answered
     without = "".join(quoting.stream(Prompt("", (), prompt.question, prompt.passages)))
     assert "acme schedule add" not in without
+
+
+EXCEPTIONS = """exception requests.TooManyRedirects(*args, **kwargs)
+:   Too many redirects.
+
+exception requests.ConnectTimeout(*args, **kwargs)
+:   The request timed out while trying to connect to the remote server.
+
+Requests that produced this error are safe to retry.
+
+exception requests.ReadTimeout(*args, **kwargs)
+:   The server did not send any data in the allotted amount of time."""
+
+
+def test_a_sentence_of_an_api_entry_is_named_by_its_own_entry_not_the_passages_first(quoting):
+    chunk = Chunk("x", EXCEPTIONS, "Developer Interface > Exceptions", kind="reference",
+                  url="api.html#requests.TooManyRedirects", document="api", ordinal=3)  # fmt: skip
+    text = answer(
+        quoting,
+        Question("Which timeout error means the request is safe to retry?"),
+        Candidate(chunk, 0.9, relevance=0.9, kept=True),
+    )
+    assert "safe to retry" in text
+    assert "requests.TooManyRedirects" not in text
+    assert "requests.ConnectTimeout" in text, text
+
+
+GUIDE = """When using the default of early acknowledgment, having a prefetch multiplier setting
+of *one* means the worker will reserve at most one extra task for every worker process."""
+SETTING = """Default: 4.
+
+How many messages to prefetch at a time multiplied by the number of concurrent processes.
+Set it with `worker_prefetch_multiplier = 1` to reserve one task at a time."""
+
+
+def test_a_second_section_about_as_relevant_is_quoted_after_the_first(quoting):
+    guide = Candidate(Chunk("g", GUIDE, "Optimizing > Reserve one task at a time",
+                            url="optimizing.html#reserve-one", document="opt", ordinal=0),
+                      0.9, relevance=0.99, kept=True)  # fmt: skip
+    setting = Candidate(Chunk("s", SETTING, "Configuration > worker_prefetch_multiplier",
+                              url="configuration.html#worker-prefetch-multiplier",
+                              document="conf", ordinal=4),
+                        0.9, relevance=0.93, kept=True)  # fmt: skip
+    unrelated = Candidate(Chunk("u", REFUND, "Refunds", url="refunds.html", document="r"),
+                          0.9, relevance=0.6, kept=True)  # fmt: skip
+    text = answer(
+        quoting,
+        Question("One worker grabs many of my long tasks. Which setting controls how many "
+                 "messages a worker reserves?"),
+        guide, setting, unrelated,
+    )  # fmt: skip
+    assert "prefetch multiplier" in text and "`worker_prefetch_multiplier = 1`" in text
+    assert "[1]" in text and "[2]" in text
+    assert "refund" not in text.lower()  # a passage that reads far less relevant is not quoted
