@@ -94,7 +94,11 @@ def test_evaluate_site_crawls_measures_and_asks(site, queries, tmp_path, setting
     assert report["key_facts_hit"] == 0.5
     assert by_id["q1"]["cited"] == ["faq/widgets.html#how-do-i-reset-a-widget"]
     assert by_id["q1"]["kept"][0]["section"] == "faq/widgets.html#how-do-i-reset-a-widget"
-    assert by_id["q2"]["refused_by"] in ("gate", "answerability")
+    # Nothing about prices reads as relevant: the gate turns it away, and the report keeps the
+    # best candidates it turned away, best first, to read why.
+    assert by_id["q2"]["refused_by"] == "gate" and by_id["q2"]["kept"] == []
+    below = [p["relevance"] for p in by_id["q2"]["below_gate"]]
+    assert len(below) == 3 and below == sorted(below, reverse=True) and below[0] < 0.5
     written = misses.read_text()
     assert written.startswith("# Misses: 1 of 3 questions")
     assert "## q3: key facts held: 0%" in written and "- key facts: ['Z9']" in written

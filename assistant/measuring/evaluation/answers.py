@@ -80,6 +80,10 @@ def key_facts_share(facts: Sequence[object], text: str) -> float:
     return met / len(facts)
 
 
+#: How many of the candidates the relevance gate turned away a refused question's report keeps.
+BELOW_GATE_SHOWN = 3
+
+
 def refused_by(answer: Any) -> str:
     """Who refused: the relevance gate (nothing kept), the answerability check, or the
     generator itself (an LLM's sorry-sentence)."""
@@ -159,6 +163,11 @@ def answer_outcome(
         outcome["key_facts_hit"] = share == 1.0
     if refused:
         outcome["refused_by"] = refused_by(answer)
+        if not kept:
+            # Refused at the gate: the best few candidates it turned away, to read why.
+            scored = [c for c in retrieval.candidates if c.relevance is not None]
+            scored.sort(key=lambda c: -(c.relevance or 0.0))
+            outcome["below_gate"] = kept_report(index, scored[:BELOW_GATE_SHOWN])
         if answer.verdict is not None and answer.verdict.reason:
             outcome["refusal_reason"] = answer.verdict.reason
     else:
@@ -178,6 +187,8 @@ def answer_outcome(
     verdict = getattr(answer, "verdict", None)
     if verdict is not None:
         outcome["answerability"] = verdict.score
+        if verdict.features:
+            outcome["answerability_features"] = verdict.features
         outcome["answerability_ms"] = verdict.ms
     if refused:
         return outcome, retrieval

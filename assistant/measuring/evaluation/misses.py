@@ -64,7 +64,12 @@ def misses_markdown(queries: Sequence[Query], outcomes: Sequence[dict[str, Any]]
             lines.append(f"- cited: {', '.join(outcome['cited'])}")
         lines += ["", "Said:", "", _quoted(outcome.get("answer_text") or "(nothing)"), ""]
         kept = outcome.get("kept") or []
-        lines += [f"Kept ({len(kept)}):", ""]
+        below = outcome.get("below_gate") or []
+        if not kept and below:
+            kept = below
+            lines += [f"Kept: none. The best candidates, below the threshold ({len(kept)}):", ""]
+        else:
+            lines += [f"Kept ({len(kept)}):", ""]
         for number, passage in enumerate(kept, start=1):
             gold = " **gold**" if passage.get("section") in query.relevant_ids else ""
             lines.append(

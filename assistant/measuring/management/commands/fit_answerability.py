@@ -38,6 +38,11 @@ class Command(BaseCommand):
             "--data", nargs=2, action="append", metavar=("CORPUS", "QUERIES"), type=Path,
             help="A corpus and its dev queries (repeat for several datasets)",
         )  # fmt: skip
+        parser.add_argument(
+            "--report", nargs=2, action="append", metavar=("NAME", "REPORT"), type=str,
+            help="An `evaluate --answers --json` report (a website's, say): its questions the "
+            "gate let through, with the features the check computed, as dataset NAME (repeat)",
+        )  # fmt: skip
         parser.add_argument("--features", type=Path, help="Cache of the computed features")
         parser.add_argument(
             "--keep-share", type=float, default=0.95,
@@ -51,13 +56,19 @@ class Command(BaseCommand):
         if cache is not None and cache.is_file():
             examples = [Example(**row) for row in json.loads(cache.read_text())]
         else:
-            if not options["data"]:
-                raise CommandError("Give --data CORPUS QUERIES (or a --features cache).")
+            if not options["data"] and not options["report"]:
+                raise CommandError(
+                    "Give --data CORPUS QUERIES or --report NAME REPORT (or a --features cache)."
+                )
             examples = [
-                e for corpus, queries in options["data"] for e in self._examples(corpus, queries)
+                e
+                for corpus, queries in options["data"] or []
+                for e in self._examples(corpus, queries)
             ]
             if cache is not None:
                 cache.write_text(json.dumps([asdict(e) for e in examples]))
+        for name, report_path in options["report"] or []:
+            examples += self._reported(name, Path(report_path))
         if not examples:
             raise CommandError("No question passed the gate: nothing to fit.")
         keep = options["keep_share"]
@@ -75,6 +86,26 @@ class Command(BaseCommand):
         }
         options["out"].write_text(json.dumps(model, indent=2) + "\n")
         self.stdout.write(json.dumps(model, indent=2))
+
+    def _reported(self, name: str, path: Path) -> list[Example]:
+        """The examples an evaluate report holds: each question the gate let through, with the
+        features the check computed on its kept passages."""
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8"))["per_query"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CommandError(f"--report {path}: not an evaluate --json report ({exc})") from exc
+        examples = [
+            Example(str(row["id"]), name, {f: float(row["answerability_features"][f])
+                                           for f in FEATURES}, bool(row["answerable"]))
+            for row in rows
+            if isinstance(row.get("answerability_features"), dict)
+        ]  # fmt: skip
+        if not examples:
+            raise CommandError(
+                f"--report {path}: no question has answerability features (run evaluate with "
+                "--answers, the quoting answerer or --check-llm-answers)."
+            )
+        return examples
 
     def _examples(self, corpus: Path, queries_path: Path) -> list[Example]:
         for path in (corpus, queries_path):
