@@ -12,7 +12,7 @@ TokenCounter = Callable[[str], int]
 
 #: Changes whenever the same Markdown would be cut into other chunks (cached evaluation
 #: indexes are keyed by it).
-CHUNKING_VERSION = "4"
+CHUNKING_VERSION = "5"
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 #: An id the page gives a heading (`## Title {#id}`) or a place (`{#id}` alone on a line),
@@ -361,6 +361,12 @@ def chunk_markdown(
 
         current: list[_Unit] = []
         for unit in _units(section, count_tokens, budget):
+            if current and unit.anchor != current[-1].anchor:
+                # A new anchored place in the section (an API entry, a term with an id): a
+                # piece links to one place, so a search hit and a citation land on the entry
+                # that holds the text, not on the first of several the piece would span.
+                emit(current)
+                current = []
             candidate = "\n\n".join(u.text for u in [*current, unit])
             if current and count_tokens(candidate) > budget:
                 lead_in = _lead_in(current, unit, count_tokens, budget)

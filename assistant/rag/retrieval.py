@@ -92,14 +92,18 @@ def request_query(question: Question) -> str | None:
     """The question's request without the situation told before it, topic first ("Our API
     wants the token in an X-Api-Key header. How do I write my own auth class?" -> "How do I
     write my own auth class?"): the cross-encoder, trained on short queries, reads a passage
-    against a long story less well than against the request it ends with. None when the
-    question is one sentence or its last request leans on the story ("... Why?")."""
+    against a long story less well than against the request it ends with. The request may
+    point back at the story ("My beat schedule fires at the wrong hour. How do I make it use
+    Europe/London time?": the time zone section reads 0.21 against the whole question, 0.96
+    against its request): the whole question is read too, and a passage counts as relevant as
+    the better reading. None when the question is one sentence or its request is too short to
+    say anything alone ("... Why?")."""
     sentences = [s for s in _SENTENCE.split(" ".join(question.text.split())) if s]
     if len(sentences) < 2:
         return None
     asks = [s for s in sentences if s.endswith("?")] or sentences[-1:]
     request = asks[-1]
-    if len(request.split()) < REQUEST_WORDS or leans_on_history(request):
+    if len(request.split()) < REQUEST_WORDS:
         return None
     topic = " ".join(question.topic.split())
     return f"({topic}) {request}" if topic else request

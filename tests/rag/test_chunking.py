@@ -111,11 +111,10 @@ def test_a_document_with_ids_anchors_chunks_by_them_and_one_without_by_slugs() -
         "{#top}\n\nIntro.\n\n## Setup guide {#setup}\n\nStep one.\n\n{#step-two}\n\nStep two."
     )
     pieces = chunk_markdown(with_ids, count_tokens=words, max_tokens=32)
-    assert [p.anchor for p in pieces] == ["top", "setup"]
+    # An anchored place inside a section starts a piece of its own, however short.
+    assert [p.anchor for p in pieces] == ["top", "setup", "step-two"]
+    assert [p.text for p in pieces[1:]] == ["Step one.", "Step two."]
     assert all("{#" not in p.text for p in pieces)  # anchor lines are not text
-    small = chunk_markdown(with_ids.replace("Step two.", "Step two. " * 30), count_tokens=words,
-                           max_tokens=32)  # fmt: skip
-    assert small[-1].anchor == "step-two"
     assert chunk_markdown("## Setup guide\n\nStep one.", count_tokens=words)[0].anchor == (
         "setup-guide"
     )
@@ -156,3 +155,16 @@ def test_pieces_within_budget_under_the_real_tokenizer(embedder) -> None:  # noq
     pieces = chunk_markdown(doc, count_tokens=embedder.count_tokens, max_tokens=128)
     assert all(embedder.count_tokens(p.text) <= 128 for p in pieces)
     assert all(len(p.text) <= 128 * MAX_CHARS_PER_TOKEN for p in pieces)
+
+
+def test_api_entries_of_one_section_are_pieces_of_their_own() -> None:
+    reference = (
+        "# Exceptions\n\n{#requests.TooManyRedirects}\n\nexception requests.TooManyRedirects\n"
+        ":   Too many redirects.\n\n{#requests.ConnectTimeout}\n\n"
+        "exception requests.ConnectTimeout\n:   The request timed out while trying to connect.\n\n"
+        "Requests that produced this error are safe to retry.\n"
+    )
+    pieces = chunk_markdown(reference, count_tokens=words, max_tokens=100)
+    assert [p.anchor for p in pieces] == ["requests.TooManyRedirects", "requests.ConnectTimeout"]
+    assert "safe to retry" in pieces[1].text and "safe to retry" not in pieces[0].text
+    assert all(p.heading_path == "Exceptions" for p in pieces)

@@ -8,6 +8,7 @@ import pytest
 
 from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
 from assistant.rag.question_parts import question_parts
+from assistant.rag.retrieval import request_query
 from assistant.rag.types import Candidate, Chunk, Prompt, Question, Turn
 from assistant.rag.units import sentences_of, split_units
 
@@ -275,3 +276,28 @@ def test_a_second_section_about_as_relevant_is_quoted_after_the_first(quoting):
     assert "prefetch multiplier" in text and "`worker_prefetch_multiplier = 1`" in text
     assert "[1]" in text and "[2]" in text
     assert "refund" not in text.lower()  # a passage that reads far less relevant is not quoted
+
+
+TIME_ZONES = """Periodic Tasks > Time Zones
+The periodic task schedules uses the UTC time zone by default, but you can change the time zone
+used using the `timezone` setting.
+
+An example time zone could be Europe/London:
+
+```python
+timezone = 'Europe/London'
+```"""
+
+
+def test_a_request_that_points_back_at_its_story_is_read_alone_too(reranker):  # noqa: ANN001
+    question = Question("My beat schedule fires at the wrong hour, it looks like it's using UTC. "
+                        "How do I make it use Europe/London time?")  # fmt: skip
+    request = request_query(question)
+    assert request == "How do I make it use Europe/London time?"
+    whole, alone = (
+        reranker.score(question.text, [TIME_ZONES])[0],
+        reranker.score(request, [TIME_ZONES])[0],
+    )
+    # Read against the whole story the passage that answers stays under the gate's 0.5.
+    assert whole < 0.5 <= alone
+    assert request_query(Question("It fires at the wrong hour. Why?")) is None
