@@ -34,6 +34,8 @@ from assistant.rag.types import Candidate, Prompt, Question
 from assistant.rag.units import MAX_PASSAGES, Unit, units_of
 
 _WORD = re.compile(r"\S+\s*")
+#: A Markdown code span (`timeout`), not a typographic quote (``like this'').
+_CODE_SPAN = re.compile(r"(?<!`)`[^`\s][^`]*(?<!\s)`(?!`)")
 #: A part of a many-part question whose best sentence scores below this (in logits: p = 0.12)
 #: is said to be missing rather than answered with a sentence about something else.
 PART_FLOOR = -2.0
@@ -195,7 +197,9 @@ class ExtractiveGenerator:
         # section; in prose the answering sentence may stand apart from the best-scoring one
         # ("Students get 50% off" beside "The student discount is renewed every year").
         structured = any(
-            u.kind != "sentence" or "`" in u.text for found in items.values() for u in found
+            u.kind != "sentence" or _CODE_SPAN.search(u.text)
+            for found in items.values()
+            for u in found
         )
         if not structured:
             return self._picked(scored, said, items, max_words)
