@@ -87,6 +87,9 @@ def test_evaluate_site_crawls_measures_and_asks(site, queries, tmp_path, setting
     assert extraction["text_kept"] == 1.0
 
     assert report["page_hit@5"] == 1.0 and report["refused"] == 1.0
+    # Every section found is a guide's: a FAQ page is neither reference nor changelog.
+    assert report["top5_kinds"] == {"guide": 1.0}
+    assert by_id["q1"]["top5_kinds"] and set(by_id["q1"]["top5_kinds"]) == {""}
     # The reset answer quotes the command with its lead; no answer can hold a code the pages
     # never give (q3's "Z9"), so one of two answerable questions holds its key facts.
     assert by_id["q1"]["key_facts_hit"] is True and by_id["q1"]["answered"] is True

@@ -99,6 +99,14 @@ def evaluate(
             graded["recall@5"].append(recall_at(sections, relevant, 5))
             graded["mrr@10"].append(mrr_at(sections, relevant, 10))
             graded["ndcg@10"].append(ndcg_at(sections, relevant, 10))
+            # The page kinds the top five sections come from ("" a guide, "reference",
+            # "changelog"): how much the reference and the changelog crowd the guides.
+            top: dict[str, str] = {}
+            for c in chunks:
+                if len(top) == 5:
+                    break
+                top.setdefault(c.section_id, c.chunk.kind)
+            outcome["top5_kinds"] = list(top.values())
             if query.gold_page:
                 outcome["page_hit@5"] = query.gold_page in dedupe([c.page for c in chunks])[:5]
             if kept_any is not None:
@@ -123,6 +131,10 @@ def evaluate(
         "index": index.key,
         "chunks": len(index.chunks),
     }  # fmt: skip
+    kinds = [kind for o in outcomes for kind in o.get("top5_kinds", [])]
+    report["top5_kinds"] = {
+        kind or "guide": round(kinds.count(kind) / len(kinds), 4) for kind in sorted(set(kinds))
+    }
     report["per_query"] = outcomes
     if any("kind" in o for o in outcomes):
         report["by_kind"] = by_kind(outcomes)

@@ -240,6 +240,9 @@ class Command(BaseCommand):
             if dist:
                 values = " ".join(f"{k} {v:.3f}" for k, v in dist.items())
                 lines.append(f"best relevance, {group}: {values}")
+        if len(report.get("top5_kinds", {})) > 1:
+            shares = " ".join(f"{k} {v:.3f}" for k, v in report["top5_kinds"].items())
+            lines.append(f"top-5 sections by page kind: {shares}")
         for kind, row in report.get("by_kind", {}).items():
             shares = " ".join(f"{k} {v:.3f}" for k, v in row.items() if k != "n" and v is not None)
             lines.append(f"kind {kind or '-':<12} n {row['n']:>4}  {shares}")
