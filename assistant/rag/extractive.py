@@ -236,7 +236,47 @@ class ExtractiveGenerator:
             quote = max(zip(quotes, read, strict=True), key=lambda pair: pair[1])[0][0]
         else:
             quote = quotes[0][0]
+        quote = self._read_on(quote, scored, said, items, max_words)
         return [*quote, *self._more(quote, scored, said, items, question, passages)]
+
+    def _read_on(
+        self,
+        quote: list[Unit],
+        scored: list[tuple[Unit, float]],
+        said: str,
+        items: dict[int, list[Unit]],
+        max_words: int,
+    ) -> list[Unit]:
+        """The quote goes on into the next paragraphs of its section while each holds a
+        sentence that reads nearly as relevant as the best (within `margin` logits): an
+        answer told over several paragraphs ("The implementation uses a contiguous array ...",
+        then "When items are appended ...") is quoted whole, one that ends is not padded."""
+        found = items.get(quote[0].passage, [])
+        near = {
+            u.position
+            for u, score in scored
+            if u.passage == quote[0].passage and score >= scored[0][1] - self.margin
+        }
+        at = next((i for i, u in enumerate(found) if u.position == quote[-1].position), None)
+        if at is None:
+            return quote
+        words = sum(len(u.text.split()) for u in quote if u.kind != "code")
+        blocks: dict[int, list[Unit]] = {}
+        for item in found[at + 1 :]:
+            if item.kind == "term":
+                break
+            blocks.setdefault(item.block, []).append(item)
+        extended = list(quote)
+        for block in blocks.values():
+            if not any(u.position in near for u in block):
+                break
+            texts = [u for u in block if not (said and u.text in said)]
+            length = sum(len(u.text.split()) for u in texts if u.kind != "code")
+            if words + length > max_words:
+                break
+            extended += texts
+            words += length
+        return extended
 
     def _more(
         self,
@@ -247,21 +287,31 @@ class ExtractiveGenerator:
         question: Question,
         passages: Sequence[Candidate],
     ) -> list[Unit]:
-        """Quotes of other sections that read about as relevant as the first, read whole: the
+        """Quotes of other passages that read about as relevant as the first, read whole: the
         cross-encoder's scores crowd near 1 on documentation (the guide's "prefetch multiplier
         of one" and the setting's own entry `worker_prefetch_multiplier` both read 0.99), so
-        the section that answers may be the second. Each starts at its passage's best
-        sentence; at most `MORE_QUOTES`, each within `MORE_MARGIN` logits of the first quote
-        and relevant on its own (the gate's 0.5)."""
-        sections = {passages[u.passage].chunk.url for u in quote}
+        the section that answers may be the second, or the next chunk of the same section
+        ("the headers the server sent back" beside "the headers we sent": `r.request.headers`).
+        Each starts at its passage's best sentence and leaves out what is quoted already; at
+        most `MORE_QUOTES`, one per section, each within `MORE_MARGIN` logits of the first
+        quote and relevant on its own (the gate's 0.5)."""
+        quoted = {u.text for u in quote}
+        sections: set[str] = set()  # one more quote per section at most
         others: list[list[Unit]] = []
         for passage in sorted(items):
             url = passages[passage].chunk.url
             best = next((u for u, _ in scored if u.passage == passage), None)
-            if url in sections or best is None or (said and best.text in said):
+            if (
+                passage == quote[0].passage
+                or url in sections
+                or best is None
+                or best.text in quoted
+                or (said and best.text in said)
+            ):
                 continue
             more = quote_from(items[passage], best, max_words=MORE_WORDS, said=said)
-            if more[0].kind != "code":  # a quote starts with words
+            more = [u for u in more if u.text not in quoted]
+            if more and more[0].kind != "code":  # a quote starts with words
                 sections.add(url)
                 others.append(more)
         if not others:

@@ -301,3 +301,49 @@ def test_a_request_that_points_back_at_its_story_is_read_alone_too(reranker):  #
     # Read against the whole story the passage that answers stays under the gate's 0.5.
     assert whole < 0.5 <= alone
     assert request_query(Question("It fires at the wrong hour. Why?")) is None
+
+
+LISTS = """CPython's lists are really variable-length arrays, not Lisp-style linked lists. The
+implementation uses a contiguous array of references to other objects, and keeps a pointer to
+this array and the array's length in a list head structure.
+
+This makes indexing a list `a[i]` an operation whose cost is independent of the size of the
+list or the value of the index.
+
+When items are appended or inserted, the array of references is resized. Some cleverness is
+applied to improve the performance of appending items repeatedly.
+
+Tuples are described in the next section, with their own memory layout."""
+
+
+def test_a_quote_reads_on_while_the_next_paragraph_still_answers(quoting):
+    text = answer(
+        quoting,
+        Question("How are lists implemented in CPython?"),
+        passage(LISTS, "Design FAQ > How are lists implemented in CPython?"),
+    )
+    assert "contiguous array of references" in text
+    assert "the array of references is resized" in text  # the answer goes on
+    assert "Tuples are described" not in text  # what does not answer is not quoted
+
+
+def test_another_chunk_of_the_first_quotes_section_may_be_quoted_too(quoting):
+    texts = (
+        "If we want to access the headers the server sent back to us, we do this:\n\n"
+        "```\n>>> r.headers\n{'content-length': '56170', 'x-cache': 'HIT'}\n```",
+        "However, if we want to get the headers we sent the server, we simply access the "
+        "request, and then the request's headers:\n\n```\n>>> r.request.headers\n"
+        "{'Accept': '*/*', 'User-Agent': 'python-requests/1.2.0'}\n```",
+    )
+    chunks = [
+        Candidate(Chunk(f"h{n}", text, "Advanced Usage > Request and Response Objects",
+                        url="advanced.html#request-and-response-objects", document="advanced",
+                        ordinal=n * 3), 0.9, relevance=0.98, kept=True)
+        for n, text in enumerate(texts)
+    ]  # fmt: skip
+    text = answer(
+        quoting, Question("how can i see which headers requests actually sent to the server?"),
+        *chunks,
+    )  # fmt: skip
+    assert "r.request.headers" in text and "r.headers\n" in text
+    assert "[2]" not in text  # one section, one source
