@@ -81,6 +81,11 @@ class AsgiServer:
                 self.process.kill()
                 self.process.wait()
 
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
     def rss_kb(self) -> int:
         """Resident memory of the server process (Linux /proc)."""
         assert self.process is not None

@@ -15,7 +15,9 @@ CPU-bound processes the bench starts and stops, 1 and 4 visitors at once);
 so does `openai` (the same questions through the server ASKDOCS_OPENAI_* names);
 so does `overload` (the scale-out stack on a throwaway PostgreSQL database and Redis prefix:
 `--overload-asks` asks at once on `--overload-webs` daphne processes with pools of
-`--overload-pool`; how many answered, 503s and their Retry-After, the `askdocs.overload` log).
+`--overload-pool`; how many answered, 503s and their Retry-After, the `askdocs.overload` log);
+so does `crawl` (`--crawl-conversations` demo conversations at once with no sync running and
+beside a crawl of `--crawl-site` served on 127.0.0.1, round by round: the latency ratio).
 """
 
 from __future__ import annotations
@@ -66,10 +68,11 @@ SECTIONS = (
     "load",
     "openai",
     "overload",
+    "crawl",
 )
-# `local` and `load` need the model file, `openai` a server, `overload` PostgreSQL and Redis:
-# only when named.
-DEFAULT_SECTIONS = SECTIONS[:-4]
+# `local` and `load` need the model file, `openai` a server, `overload` PostgreSQL and Redis,
+# `crawl` a site to crawl for minutes: only when named.
+DEFAULT_SECTIONS = SECTIONS[:-5]
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
@@ -105,7 +108,7 @@ class Command(BaseCommand):
             default=",".join(DEFAULT_SECTIONS),
             metavar="SECTIONS",
             help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all "
-            "but local, load, openai and overload)",
+            "but local, load, openai, overload and crawl)",
         )
         parser.add_argument(
             "--candidates", type=int, help="candidates a question (default: a new project's)"
@@ -137,6 +140,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--overload-pool-timeout", type=float, default=30.0,
             help="overload: DATABASE_POOL_TIMEOUT, seconds",
+        )  # fmt: skip
+        parser.add_argument(
+            "--crawl-site", type=Path, default=Path("/usr/share/doc/python-celery-doc/html"),
+            help="crawl: a folder of HTML pages to serve and crawl (index.html first)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--crawl-conversations", type=int, default=16, help="crawl: conversations at once"
+        )
+        parser.add_argument(
+            "--crawl-seconds", type=float, default=120.0,
+            help="crawl: each round's crawl stops after this long (its run_seconds)",
         )  # fmt: skip
         parser.add_argument(
             "--postgres", default="postgres://postgres@127.0.0.1:5432",
@@ -201,6 +215,8 @@ class Command(BaseCommand):
             result["openai"] = self._openai(local_levels, options)
         if "overload" in chosen:
             result["overload"] = self._overload(options)
+        if "crawl" in chosen:
+            result["crawl"] = self._crawl(options)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
@@ -294,6 +310,30 @@ class Command(BaseCommand):
                 asks=options["overload_asks"], webs=options["overload_webs"],
                 pool=options["overload_pool"], pool_timeout=options["overload_pool_timeout"],
                 server=options["server"], progress=lambda line: self.stderr.write(f"  {line}"),
+            )  # fmt: skip
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            if not keep:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _crawl(self, options: dict[str, Any]) -> dict[str, Any]:
+        from assistant.measuring.benchmark.crawl import measure_crawl
+
+        if not (options["crawl_site"] / "index.html").is_file():
+            raise CommandError(f"No index.html in --crawl-site {options['crawl_site']}")
+        if options["crawl_conversations"] < 1 or options["crawl_seconds"] < 10:
+            raise CommandError("--crawl-conversations must be at least 1, --crawl-seconds 10.")
+        keep = options["workdir"]
+        folder = keep or Path(tempfile.mkdtemp(prefix="askdocs-bench-crawl-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        self.stderr.write(f"Answers beside a crawl of {options['crawl_site']}, in {folder} ...")
+        try:
+            return measure_crawl(
+                folder=folder, site=options["crawl_site"],
+                conversations=options["crawl_conversations"], runs=options["runs"],
+                crawl_seconds=options["crawl_seconds"], server=options["server"],
+                progress=lambda line: self.stderr.write(f"  {line}"),
             )  # fmt: skip
         except RuntimeError as exc:
             raise CommandError(str(exc)) from exc
