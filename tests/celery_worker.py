@@ -1,9 +1,11 @@
 """A real Celery worker process on the local Redis, for the tests of the broker path: this
-process queues on a queue of its own, the worker (`celery -A assistant.celery worker` in
-another process) takes only that queue, so two test runs on one Redis never meet."""
+process queues under a Redis key prefix of its own, on the product's queues (syncs, handoffs,
+...), and the worker (`celery -A assistant.celery worker` in another process) takes them under
+the same prefix, so two test runs on one Redis never meet."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -62,37 +64,64 @@ def tasks_in_this_process() -> Iterator[None]:
 
 @contextmanager
 def queue_on_redis(prefix: str) -> Iterator[str]:
-    """This process queues tasks on Redis (not eagerly), on a queue of its own."""
+    """This process queues tasks on Redis (not eagerly), routed as in production, under a key
+    prefix of its own (the name it yields; give it to `worker_process`)."""
     require_redis()
-    queue = f"{prefix}-{uuid.uuid4().hex[:10]}"
-    names = ("task_always_eager", "broker_url", "task_default_queue")
-    saved = {name: celery_app.conf[name] for name in names}
-    celery_app.conf.update(task_always_eager=False, broker_url=BROKER_URL, task_default_queue=queue)
+    name = f"{prefix}-{uuid.uuid4().hex[:10]}"
+    names = ("task_always_eager", "broker_url", "broker_transport_options")
+    saved = {key: celery_app.conf[key] for key in names}
+    celery_app.conf.update(
+        task_always_eager=False, broker_url=BROKER_URL,
+        broker_transport_options={**saved["broker_transport_options"],
+                                  "global_keyprefix": broker_keyprefix(name)},
+    )  # fmt: skip
     forget_broker_connections()
     try:
-        yield queue
+        yield name
     finally:
         celery_app.conf.update(saved)
         forget_broker_connections()
+        import redis
+
+        store = redis.Redis.from_url(BROKER_URL)
+        for key in store.scan_iter(f"{name}:*"):
+            store.delete(key)
+
+
+def broker_keyprefix(name: str) -> str:
+    """What settings make of ASKDOCS_REDIS_KEY_PREFIX=`name` for the broker's keys."""
+    return f"{name}:celery:"
+
+
+def queued(name: str, queue: str) -> list[dict]:
+    """The messages waiting on `queue` under `name`'s key prefix, by their headers."""
+    import redis
+
+    store = redis.Redis.from_url(BROKER_URL)
+    waiting = store.lrange(f"{broker_keyprefix(name)}{queue}", 0, -1)
+    return [json.loads(raw)["headers"] for raw in waiting]
 
 
 @contextmanager
 def worker_process(
-    queue: str, *, data_dir: Path | str, log: Path, **env: str
+    name: str, *, data_dir: Path | str, log: Path, queues: str = "", **env: str
 ) -> Iterator[subprocess.Popen[bytes]]:
-    """A worker on `queue` sharing the test database and data folder; its output goes to
+    """A worker under `name`'s key prefix sharing the test database and data folder: it takes
+    `queues` (comma-separated, as `-Q`), every queue when none are named; its output goes to
     `log`; `env` adds variables (a fake API's address)."""
     environment = {
         **os.environ, "DJANGO_SETTINGS_MODULE": "assistant.test_settings", "ASKDOCS_TESTING": "1",
         "ASKDOCS_DATA_DIR": str(data_dir), "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": BROKER_URL, "CELERY_TASK_ALWAYS_EAGER": "0",
+        "ASKDOCS_REDIS_KEY_PREFIX": name,
         "ASKDOCS_ALLOWED_PRIVATE_HOSTS": "127.0.0.1",  # the tests' local webhooks and sites
         **env,
     }  # fmt: skip
     command = [
         sys.executable, "-m", "celery", "-A", "assistant.celery", "worker", "--pool=solo",
-        "--loglevel=INFO", "-Q", queue, "-n", f"{queue}@%h",
+        "--loglevel=INFO", "-n", f"{name}@%h",
         "--without-gossip", "--without-mingle", "--without-heartbeat",
+        *(["-Q", queues] if queues else []),
     ]  # fmt: skip
     with log.open("w") as output:
         process = subprocess.Popen(  # noqa: S603 - our own command line

@@ -5,20 +5,23 @@ once kept it from starting for over two minutes)."""
 from __future__ import annotations
 
 import json
+import os
+import threading
 
 import pytest
 
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
+from assistant.wiring.adapters.workers import Workers, niceness
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
 from tests.fake_webhook import FakeWebhook
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("allow_loopback")]
-
 ORIGIN = "https://app.example.com"
 
 
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("allow_loopback")
 def test_a_hanging_webhook_does_not_delay_a_new_sources_first_sync(client, settings, tasks_here):  # noqa: ANN001
     settings.ASKDOCS_HANDOFF_WEBHOOK_TIMEOUT = 600.0  # the delivery hangs as long as the test
     with FakeWebhook() as hook:
@@ -51,3 +54,38 @@ def test_a_hanging_webhook_does_not_delay_a_new_sources_first_sync(client, setti
         assert run.status == SyncRun.Status.SUCCEEDED and run.added == 1
         assert Handoff.objects.get().status == Handoff.Status.SENDING  # still hanging
         hook.released.set()
+
+
+def test_a_lower_priority_callers_model_runs_never_stand_before_an_answers():
+    """The sync lane's thread runs at a lower priority, and so must its embeddings: a crawl's
+    batch queued hundreds of runs on the embedder's two shared threads, at the answers'
+    priority, and an answer's query waited behind all of them (first words 2-25 s)."""
+    workers = Workers(2, "test")
+    lower = min(19, niceness() + 10)
+    held, release = threading.Event(), threading.Event()
+    done: dict[str, list[int]] = {}
+
+    def slow(_: int) -> int:
+        held.set()
+        release.wait(60)
+        return niceness()
+
+    def sync_lane() -> None:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), lower)
+        done["sync"] = list(workers.map(slow, range(20)))
+
+    def answer() -> None:
+        done["answer"] = list(workers.map(lambda _: niceness(), range(2)))
+
+    syncing = threading.Thread(target=sync_lane)
+    syncing.start()
+    try:
+        assert held.wait(10)
+        answering = threading.Thread(target=answer)
+        answering.start()
+        answering.join(10)  # with one shared pool: after every run of the sync's
+        assert done.get("answer") == [niceness()] * 2
+    finally:
+        release.set()
+        syncing.join(60)
+    assert done["sync"] == [lower] * 20  # the sync's runs ran at its priority

@@ -119,10 +119,11 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
     report = json.loads(out.read_text())
 
     assert set(report) == {"schema", "config", "stages", "scale", "cache", "concurrency",
-                           "idle", "ingest", "recall", "local", "load", "openai",
-                           "targets"}  # fmt: skip
-    # The local model, the load bench and a model server run only when named.
-    assert report["local"] is None and report["load"] is None and report["openai"] is None
+                           "idle", "ingest", "recall", "local", "load", "openai", "overload",
+                           "crawl", "targets"}  # fmt: skip
+    # The local model, the load bench, a model server and the scale-out stack: only when named.
+    for section in ("local", "load", "openai", "overload", "crawl"):
+        assert report[section] is None, section
     # The help centre joined the slice's project as a second source: both are findable.
     assert len(report["recall"]) == 2 and "help centre" in report["recall"]
     for figures in report["recall"].values():
@@ -168,6 +169,43 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
     # Nothing changed between the two syncs: nothing is embedded again.
     assert ingest["resync_unchanged"] == 10 and ingest["resync_embedded"] == 0
     assert report["targets"]["ingestion chunks/s"]["value"] == ingest["chunks_per_s"]
+
+
+def _reachable(port: int) -> bool:
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.bench
+@pytest.mark.skipif(not (_reachable(5432) and _reachable(6379)), reason="PostgreSQL and Redis")
+def test_bench_overload_builds_the_scale_out_stack_and_counts_every_ask(tmp_path):
+    from assistant.measuring.evaluation.dataset import Section
+
+    corpus, queries = tmp_path / "corpus.jsonl", tmp_path / "queries.jsonl"  # not read
+    write_corpus(corpus, [Section(id="s0", title="", text="Refunds take five days.")])
+    queries.write_text(json.dumps({"id": "q0", "question": "Refunds?", "relevant_ids": ["s0"],
+                                   "answerable": True}) + "\n")  # fmt: skip
+    out = tmp_path / "bench.json"
+    call_command(
+        "bench", corpus=corpus, queries=queries, only="overload", overload_asks=12,
+        overload_pool=2, json=out, stdout=_Sink(), stderr=_Sink(),
+    )  # fmt: skip
+    overload = json.loads(out.read_text())["overload"]
+
+    assert sum(overload["statuses"].values()) == 12
+    assert overload["answered"] + overload["refused_503"] == overload["statuses"].get(
+        "200", 0
+    ) + overload["statuses"].get("503", 0)
+    # Each 503 says when to come back and is logged with its cause, one line each.
+    assert overload["refused_503_with_retry_after"] == overload["refused_503"]
+    assert overload["overload_log_lines"] == overload["refused_503"]
+    # Two web processes with pools of 2 (PostgreSQL's own sessions aside).
+    assert 0 < overload["peak_connections"] <= 4
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Queue
 
 from assistant.conf.paths import DATA_DIR
 from assistant.env import env, envbool, envfloat, envint, envurl
@@ -118,6 +119,21 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "global_keyprefix": f"{REDIS_KEY_PREFIX}:celery:",
 }
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Each kind of background work on a queue of its own, as on the embedded default's lanes
+# (assistant/wiring/background.py), so a worker can be given one kind: `worker -Q syncs` takes
+# only syncs, `worker -Q handoffs,sms` the deliveries, and a long crawl never holds a handoff.
+# A worker started without -Q takes every queue below (the simple setup). The schedule's
+# minute check stays on the default queue: it must not pile up behind a long crawl.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "ingestion.tasks.source_sync_task": {"queue": "syncs"},
+    "handoff.send": {"queue": "handoffs"},
+    "sms.send_reply": {"queue": "sms"},
+    "feedback.tasks.check_run_task": {"queue": "checks"},
+}
+CELERY_TASK_QUEUES = [
+    Queue(name) for name in (CELERY_TASK_DEFAULT_QUEUE, "syncs", "handoffs", "sms", "checks")
+]
 # Beat asks every minute which sources are due (their schedule: hourly, daily, weekly).
 CELERY_BEAT_SCHEDULE = {
     "ingestion-sync-due-sources": {"task": "ingestion.tasks.sync_due_sources", "schedule": 60.0}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.measuring.benchmark import endpoint, load
+from assistant.measuring.benchmark import crawl, endpoint, load, overload
 from assistant.measuring.benchmark import local as local_model
 
 # (name, where in the report, "max" or "min", target)
@@ -135,6 +135,10 @@ def table(report: dict[str, Any]) -> str:
         lines += load.table(report["load"])
     if report.get("openai"):
         lines += endpoint.table(report["openai"])
+    if report.get("overload"):
+        lines += overload.table(report["overload"])
+    if report.get("crawl"):
+        lines += crawl.table(report["crawl"])
     lines += ["", "Targets"]
     for name, check in report["targets"].items():
         verdict = {True: "ok", False: "MISSED", None: "-"}[check["ok"]]

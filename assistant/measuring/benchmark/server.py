@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from assistant.measuring.benchmark.workdir import child_env, repo_root
@@ -22,13 +23,25 @@ def free_port() -> int:
 
 
 class AsgiServer:
-    def __init__(self, folder: Path, *, kind: str = "daphne") -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        kind: str = "daphne",
+        env: Mapping[str, str] | None = None,
+        log_name: str = "",
+    ) -> None:
+        """`env` adds to the throwaway folder's environment (the overload section's
+        PostgreSQL and Redis); the output goes to `log_name` in the folder (the server's
+        name by default)."""
         if kind not in SERVERS:
             raise ValueError(f"unknown server {kind!r}; choose one of {SERVERS}")
         self.folder = folder
         self.kind = kind
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
+        self.env = dict(env or {})
+        self.log_name = log_name or f"{kind}.log"
 
     @property
     def ws_url(self) -> str:
@@ -41,15 +54,15 @@ class AsgiServer:
         else:
             args = ["-m", "uvicorn", app, "--host", "127.0.0.1", "--port", str(self.port),
                     "--lifespan", "off", "--log-level", "warning"]  # fmt: skip
-        log = (self.folder / f"{self.kind}.log").open("wb")
+        log = (self.folder / self.log_name).open("wb")
         self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and app
-            [sys.executable, *args], cwd=repo_root(), env=child_env(self.folder),
+            [sys.executable, *args], cwd=repo_root(), env={**child_env(self.folder), **self.env},
             stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while True:
             if self.process.poll() is not None:
-                raise RuntimeError(f"{self.kind} exited; see {self.folder / f'{self.kind}.log'}")
+                raise RuntimeError(f"{self.kind} exited; see {self.folder / self.log_name}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
                 return self
@@ -67,6 +80,11 @@ class AsgiServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
 
     def rss_kb(self) -> int:
         """Resident memory of the server process (Linux /proc)."""

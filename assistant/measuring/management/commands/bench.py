@@ -12,7 +12,12 @@ and an unchanged re-sync). `cache`, `concurrency` and `ingest` run in a throwawa
 1, 2 and 4 questions at once) runs only when named, as it needs `manage.py fetch_model` first;
 so does `load` (first grounded words and whole answers of each generator, idle and beside two
 CPU-bound processes the bench starts and stops, 1 and 4 visitors at once);
-so does `openai` (the same questions through the server ASKDOCS_OPENAI_* names).
+so does `openai` (the same questions through the server ASKDOCS_OPENAI_* names);
+so does `overload` (the scale-out stack on a throwaway PostgreSQL database and Redis prefix:
+`--overload-asks` asks at once on `--overload-webs` daphne processes with pools of
+`--overload-pool`; how many answered, 503s and their Retry-After, the `askdocs.overload` log);
+so does `crawl` (`--crawl-conversations` demo conversations at once with no sync running and
+beside a crawl of `--crawl-site` served on 127.0.0.1, round by round: the latency ratio).
 """
 
 from __future__ import annotations
@@ -62,9 +67,12 @@ SECTIONS = (
     "local",
     "load",
     "openai",
+    "overload",
+    "crawl",
 )
-# `local` and `load` need the model file, `openai` a server: only when named.
-DEFAULT_SECTIONS = SECTIONS[:-3]
+# `local` and `load` need the model file, `openai` a server, `overload` PostgreSQL and Redis,
+# `crawl` a site to crawl for minutes: only when named.
+DEFAULT_SECTIONS = SECTIONS[:-5]
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 SCHEMA = 2  # 2: scale's search_ms is the per-project (unfiltered) search
 
@@ -100,7 +108,7 @@ class Command(BaseCommand):
             default=",".join(DEFAULT_SECTIONS),
             metavar="SECTIONS",
             help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all "
-            "but local and openai)",
+            "but local, load, openai, overload and crawl)",
         )
         parser.add_argument(
             "--candidates", type=int, help="candidates a question (default: a new project's)"
@@ -124,6 +132,34 @@ class Command(BaseCommand):
             help="load: the generators to measure (extractive, local, ollama)",
         )  # fmt: skip
         parser.add_argument("--idle-sockets", type=int, default=500)
+        parser.add_argument("--overload-asks", type=int, default=200, help="overload: asks at once")
+        parser.add_argument("--overload-webs", type=int, default=2, help="overload: web processes")
+        parser.add_argument(
+            "--overload-pool", type=int, default=10, help="overload: DATABASE_POOL_SIZE each"
+        )
+        parser.add_argument(
+            "--overload-pool-timeout", type=float, default=30.0,
+            help="overload: DATABASE_POOL_TIMEOUT, seconds",
+        )  # fmt: skip
+        parser.add_argument(
+            "--crawl-site", type=Path, default=Path("/usr/share/doc/python-celery-doc/html"),
+            help="crawl: a folder of HTML pages to serve and crawl (index.html first)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--crawl-conversations", type=int, default=16, help="crawl: conversations at once"
+        )
+        parser.add_argument(
+            "--crawl-seconds", type=float, default=120.0,
+            help="crawl: each round's crawl stops after this long (its run_seconds)",
+        )  # fmt: skip
+        parser.add_argument(
+            "--postgres", default="postgres://postgres@127.0.0.1:5432",
+            help="overload: a PostgreSQL server where a throwaway database may be created",
+        )  # fmt: skip
+        parser.add_argument(
+            "--redis", default="redis://127.0.0.1:6379/14",
+            help="overload: a Redis database (its keys under a throwaway prefix)",
+        )  # fmt: skip
         parser.add_argument(
             "--ingest-docs", type=int, help="index only N documents into the throwaway project"
         )
@@ -177,6 +213,10 @@ class Command(BaseCommand):
             result["load"] = self._load(_levels(options["load_concurrency"]), options)
         if "openai" in chosen:
             result["openai"] = self._openai(local_levels, options)
+        if "overload" in chosen:
+            result["overload"] = self._overload(options)
+        if "crawl" in chosen:
+            result["crawl"] = self._crawl(options)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
@@ -253,6 +293,53 @@ class Command(BaseCommand):
             )  # fmt: skip
         finally:
             runtime.reset()
+
+    def _overload(self, options: dict[str, Any]) -> dict[str, Any]:
+        from assistant.measuring.benchmark.overload import measure_overload
+
+        for name in ("overload_asks", "overload_webs", "overload_pool"):
+            if options[name] < 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
+        keep = options["workdir"]
+        folder = keep or Path(tempfile.mkdtemp(prefix="askdocs-bench-overload-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        self.stderr.write(f"The scale-out stack in {folder} ...")
+        try:
+            return measure_overload(
+                folder=folder, postgres=options["postgres"], redis=options["redis"],
+                asks=options["overload_asks"], webs=options["overload_webs"],
+                pool=options["overload_pool"], pool_timeout=options["overload_pool_timeout"],
+                server=options["server"], progress=lambda line: self.stderr.write(f"  {line}"),
+            )  # fmt: skip
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            if not keep:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _crawl(self, options: dict[str, Any]) -> dict[str, Any]:
+        from assistant.measuring.benchmark.crawl import measure_crawl
+
+        if not (options["crawl_site"] / "index.html").is_file():
+            raise CommandError(f"No index.html in --crawl-site {options['crawl_site']}")
+        if options["crawl_conversations"] < 1 or options["crawl_seconds"] < 10:
+            raise CommandError("--crawl-conversations must be at least 1, --crawl-seconds 10.")
+        keep = options["workdir"]
+        folder = keep or Path(tempfile.mkdtemp(prefix="askdocs-bench-crawl-"))
+        folder.mkdir(parents=True, exist_ok=True)
+        self.stderr.write(f"Answers beside a crawl of {options['crawl_site']}, in {folder} ...")
+        try:
+            return measure_crawl(
+                folder=folder, site=options["crawl_site"],
+                conversations=options["crawl_conversations"], runs=options["runs"],
+                crawl_seconds=options["crawl_seconds"], server=options["server"],
+                progress=lambda line: self.stderr.write(f"  {line}"),
+            )  # fmt: skip
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc
+        finally:
+            if not keep:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def _corpus(self, path: Path, queries: list[Query], limit: int | None) -> Path:
         if not limit:
