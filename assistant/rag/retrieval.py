@@ -196,12 +196,26 @@ class Retriever:
             texts[0], texts, vectors[: len(texts)], settings, where, also=request_query(question)
         )
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
-        if follow_up is None or not settings.rerank:
+        if not settings.rerank:
+            return alone
+        if follow_up is None and not alone.kept:
+            # Nothing found as asked, though no word points back ("can connect and read be
+            # different?" after a question about timeouts): the previous question may hold
+            # the subject it leaves out, as it does for a pronoun.
+            follow_up = joined_query(question, question.text)
+            if follow_up is None:
+                return alone
+            started = self.clock()
+            vectors = [*vectors, *self.embedder.embed_queries([follow_up])]
+            embed_ms += _ms(started, self.clock())
+        if follow_up is None:
             return alone
         # The joined form is searched by itself: what the question finds as asked is the other
         # form, kept beside it (Retrieval.alternative) or answered from when this one fails.
         joined = self._rank(follow_up, [follow_up], [vectors[-1]], settings, where)
-        self._read_in_context(joined, question, settings)
+        self._read_in_context(
+            joined, question, settings, points_back=leans_on_history(question.text)
+        )
         if not joined.kept:
             return alone
         joined.query_form = "with_history"
@@ -218,7 +232,9 @@ class Retriever:
         joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
         return joined
 
-    def _read_in_context(self, joined: Retrieval, question: Question, settings: Settings) -> None:
+    def _read_in_context(
+        self, joined: Retrieval, question: Question, settings: Settings, *, points_back: bool
+    ) -> None:
         """The joined form keeps a passage only when the follow-up is about the previous
         subject and the passage fits one of the two turns; any other passage is read as the
         follow-up alone reads it, and the gate runs again.
@@ -272,8 +288,15 @@ class Retriever:
             fitting += sum(1 for c in batch if fits_a_turn(c))
         read = eligible[:done]
         fits = [c for c in read if fits_a_turn(c)]
-        about = len(earlier) < len(read) or any(
-            _logit(c.relevance or 0.0) - _logit(earlier[id(c)]) >= FOLLOW_UP_GAIN for c in fits
+        # A question that does not point back shows that it is about the previous subject only
+        # by the margin: read as asked with its topic, or joined, a request of another subject
+        # can read a passage above the floor ("when will microsoft drop support for windows 7"
+        # after "How to cancel job from UI?", 0.005 with the page topic first).
+        about = points_back and (
+            len(earlier) < len(read)
+            or any(
+                _logit(c.relevance or 0.0) - _logit(earlier[id(c)]) >= FOLLOW_UP_GAIN for c in fits
+            )
         )
         for candidate in fits if not about else ():
             if self._about_unlike_an_unrelated_request(candidate, question):
