@@ -51,6 +51,15 @@ UNRELATED = ("Write me a poem about it.", "What's the weather like there?",
 #: (prices, the weather, a rash, a translation) -3.5 to +1, "how much memory do I have left
 #: on this phone" +3.8 after a question about prefetching.
 FOLLOW_UP_MARGIN = 2.0
+#: How many of the joined form's best passages the earlier question reads again when the
+#: joined form keeps none (Retriever._previous_subject).
+PREVIOUS_SUBJECT_READ = 3
+#: The margin over unrelated requests (see FOLLOW_UP_MARGIN) such a passage needs: twice the
+#: joined form's, as it is kept against what the two turns read together. Flower's usage
+#: section after "how do I start flower? can it listen on another port?": +7.0; a Ray passage
+#: on linear algebra threads after "how can i enable datadog on my ray cluster? can you tell
+#: me how to solve simple algebraic equations with one variable": +2.1.
+PREVIOUS_SUBJECT_MARGIN = 4.0
 _WORDS = re.compile(r"[a-z']+")
 #: How far (in logits) a passage of an API reference or a changelog is put behind a guide's:
 #: the cross-encoder rates a reference entry that names the question's words about as high
@@ -258,6 +267,8 @@ class Retriever:
         joined to "When does it expire?", "How do I revoke one?" finds the expiry passage
         first, but the revoking one speaks to it as asked."""
         if not joined.kept:
+            if points_back:
+                self._previous_subject(joined, question, settings)
             return
         started = self.clock()
         # Read best first until enough fit: one put back makes room for the next.
@@ -322,16 +333,43 @@ class Retriever:
         joined.candidates[: len(now)] = sorted(now, key=lambda c: -both[id(c)])
         joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
 
-    def _about_unlike_an_unrelated_request(self, passage: Candidate, question: Question) -> bool:
-        """Joined to the follow-up, does the earlier question read the passage FOLLOW_UP_MARGIN
-        logits more relevant than joined to an unrelated request (the mean over UNRELATED)?"""
+    def _previous_subject(self, joined: Retrieval, question: Question, settings: Settings) -> None:
+        """The joined form keeps nothing, though the follow-up points back: joined, the two
+        can read the passage that answers both lower than the earlier question alone ("how do
+        I start flower? can it listen on another port?" reads Flower's usage section, with
+        its `--port` option, at 0.22; "how do I start flower?" alone at 0.75). The best few
+        are read by the earlier question alone, and one it passes the gate with, and that the
+        follow-up is about as no unrelated request is (PREVIOUS_SUBJECT_MARGIN), is kept at
+        that relevance."""
+        started = self.clock()
+        head = [c for c in joined.candidates if c.relevance is not None][:PREVIOUS_SUBJECT_READ]
+        if not head:
+            return
+        earlier = self.reranker.score(
+            earlier_query(question), [passage_text(c.chunk) for c in head]
+        )
+        for candidate, relevance in zip(head, earlier, strict=True):
+            if relevance >= settings.threshold and self._about_unlike_an_unrelated_request(
+                candidate, question, margin=PREVIOUS_SUBJECT_MARGIN
+            ):
+                candidate.relevance = float(relevance)
+        head = [c for c in joined.candidates if c.relevance is not None]
+        head.sort(key=_order, reverse=True)
+        joined.candidates[: len(head)] = head
+        gate(joined.candidates, settings)
+        joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
+
+    def _about_unlike_an_unrelated_request(
+        self, passage: Candidate, question: Question, *, margin: float = FOLLOW_UP_MARGIN
+    ) -> bool:
+        """Joined to the follow-up, does the earlier question read the passage `margin` logits
+        more relevant than joined to an unrelated request (the mean over UNRELATED)?"""
         text = passage_text(passage.chunk)
         unrelated = [
             _logit(self.reranker.score(joined_query(question, request) or request, [text])[0])
             for request in UNRELATED
         ]
-        margin = _logit(passage.relevance or 0.0) - sum(unrelated) / len(unrelated)
-        return margin >= FOLLOW_UP_MARGIN
+        return _logit(passage.relevance or 0.0) - sum(unrelated) / len(unrelated) >= margin
 
     def _rank(
         self,
