@@ -49,7 +49,8 @@ UNRELATED = ("Write me a poem about it.", "What's the weather like there?",
 #: follow-up to count as about that passage. Dev sets (site_realistic conversations): the
 #: elliptical follow-ups read their passages 1.4 to 10 logits above; unrelated requests
 #: (prices, the weather, a rash, a translation) -3.5 to +1, "how much memory do I have left
-#: on this phone" +3.8 after a question about prefetching.
+#: on this phone" +3.8 after a question about prefetching. Ray conversations (held out): the
+#: out-of-scope requests after a docs question -2.9 to +1.2, "read text" +3.2.
 FOLLOW_UP_MARGIN = 2.0
 #: How many of the joined form's best passages the earlier question reads again when the
 #: joined form keeps none (Retriever._previous_subject).
