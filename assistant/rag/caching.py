@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.rag.ports import RetrievalCache
-from assistant.rag.retrieval import Retriever, follow_up_query, gate, retrieval_query
+from assistant.rag.retrieval import Retriever, gate, joined_query, retrieval_query
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
@@ -87,8 +87,9 @@ class CachingRetriever:
     ) -> Retrieval:
         started = self.clock()
         query = retrieval_query(question)
-        # A follow-up's result also depends on the question it leans on.
-        follow_up = follow_up_query(question)
+        # A question after another may be read after it (a follow-up, or a question that finds
+        # nothing as asked), so its result also depends on the previous question.
+        follow_up = joined_query(question, question.text)
         key = cache_key(
             scope=self.scope,
             query=f"{query}\n{follow_up}" if follow_up else query,

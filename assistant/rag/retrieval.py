@@ -40,6 +40,27 @@ FOLLOW_UP_FLOOR = 0.002
 #: to the follow-up than for the earlier question alone, for a follow-up the cross-encoder
 #: cannot read by itself to keep its joined form (Retriever._fits_the_question).
 FOLLOW_UP_GAIN = 1.0
+#: Requests no documentation answers, each joined to the earlier question as a follow-up would
+#: be: how relevant a passage still reads then is what the earlier question alone carries.
+UNRELATED = ("Write me a poem about it.", "What's the weather like there?",
+             "Tell me a joke about that.")  # fmt: skip
+#: How much more relevant (in logits) a passage must read for the earlier question joined to
+#: the follow-up than joined to an unrelated request (the mean over UNRELATED), for the
+#: follow-up to count as about that passage. Dev sets (site_realistic conversations): the
+#: elliptical follow-ups read their passages 1.4 to 10 logits above; unrelated requests
+#: (prices, the weather, a rash, a translation) -3.5 to +1, "how much memory do I have left
+#: on this phone" +3.8 after a question about prefetching. Ray conversations (held out): the
+#: out-of-scope requests after a docs question -2.9 to +1.2, "read text" +3.2.
+FOLLOW_UP_MARGIN = 2.0
+#: How many of the joined form's best passages the earlier question reads again when the
+#: joined form keeps none (Retriever._previous_subject).
+PREVIOUS_SUBJECT_READ = 3
+#: The margin over unrelated requests (see FOLLOW_UP_MARGIN) such a passage needs: twice the
+#: joined form's, as it is kept against what the two turns read together. Flower's usage
+#: section after "how do I start flower? can it listen on another port?": +7.0; a Ray passage
+#: on linear algebra threads after "how can i enable datadog on my ray cluster? can you tell
+#: me how to solve simple algebraic equations with one variable": +2.1.
+PREVIOUS_SUBJECT_MARGIN = 4.0
 _WORDS = re.compile(r"[a-z']+")
 #: How far (in logits) a passage of an API reference or a changelog is put behind a guide's:
 #: the cross-encoder rates a reference entry that names the question's words about as high
@@ -75,12 +96,19 @@ def leans_on_history(text: str) -> bool:
 def follow_up_query(question: Question) -> str | None:
     """The question joined to the previous user question(s), topic first; None when there is
     no history or the question does not lean on it."""
-    earlier = [t.content for t in question.history if t.role == "user"][-HISTORY_QUESTIONS:]
-    if not earlier or not leans_on_history(question.text):
+    if not leans_on_history(question.text):
         return None
-    text = " ".join([*(" ".join(e.split()) for e in earlier), " ".join(question.text.split())])
+    return joined_query(question, question.text)
+
+
+def joined_query(question: Question, text: str) -> str | None:
+    """`text` after the previous user question(s), topic first; None without history."""
+    earlier = [t.content for t in question.history if t.role == "user"][-HISTORY_QUESTIONS:]
+    if not earlier:
+        return None
+    joined = " ".join([*(" ".join(e.split()) for e in earlier), " ".join(text.split())])
     topic = " ".join(question.topic.split())
-    return f"({topic}) {text}" if topic else text
+    return f"({topic}) {joined}" if topic else joined
 
 
 _SENTENCE = re.compile(r"(?<=[\w)\]\"'`][?.!])\s+(?=[A-Za-z\"'(\[`])")
@@ -182,12 +210,27 @@ class Retriever:
             texts[0], texts, vectors[: len(texts)], settings, where, also=request_query(question)
         )
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
-        if follow_up is None or not settings.rerank:
+        if not settings.rerank:
+            return alone
+        if follow_up is None and not alone.kept:
+            # Nothing found as asked, though no word points back ("can connect and read be
+            # different?" after a question about timeouts): the previous question may hold
+            # the subject it leaves out, as it does for a pronoun.
+            follow_up = joined_query(question, question.text)
+            if follow_up is None:
+                return alone
+            started = self.clock()
+            vectors = [*vectors, *self.embedder.embed_queries([follow_up])]
+            embed_ms += _ms(started, self.clock())
+        if follow_up is None:
             return alone
         # The joined form is searched by itself: what the question finds as asked is the other
         # form, kept beside it (Retrieval.alternative) or answered from when this one fails.
         joined = self._rank(follow_up, [follow_up], [vectors[-1]], settings, where)
-        if not self._fits_the_question(joined, texts[0], earlier_query(question)):
+        self._read_in_context(
+            joined, question, settings, points_back=leans_on_history(question.text)
+        )
+        if not joined.kept:
             return alone
         joined.query_form = "with_history"
         if alone.kept:
@@ -203,36 +246,135 @@ class Retriever:
         joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
         return joined
 
-    def _fits_the_question(self, joined: Retrieval, asked: str, earlier: str) -> bool:
-        """What the follow-up form keeps must still speak to the question as asked: the
-        cross-encoder reads it above FOLLOW_UP_FLOOR, or the follow-up adds what a kept
-        passage answers: joined to it, the earlier question reads that passage as more
-        relevant than alone, by FOLLOW_UP_GAIN logits ("how do I start flower? can it listen on
-        another port?" lifts the port options; the follow-up as asked reads them at 0.06). A
-        request that adds nothing the passages answer ("Write me a poem about it") lifts none:
-        joined to it, the earlier question reads its own passages a little lower. The kept
-        passages are put in the order of both readings (the mean of the logits): joined to
-        "When does it expire?", "How do I revoke one?" finds the expiry passage first, but the
-        revoking one speaks to it as asked."""
-        kept = joined.kept
-        if not kept:
-            return False
+    def _read_in_context(
+        self, joined: Retrieval, question: Question, settings: Settings, *, points_back: bool
+    ) -> None:
+        """The joined form keeps a passage only when the follow-up is about the previous
+        subject and the passage fits one of the two turns; any other passage is read as the
+        follow-up alone reads it, and the gate runs again.
+
+        About the previous subject: the follow-up as asked reads a passage above
+        FOLLOW_UP_FLOOR; or joined to it, the earlier question reads a passage FOLLOW_UP_GAIN
+        logits more relevant than alone ("how do I start flower? can it listen on another
+        port?" lifts the port options); or FOLLOW_UP_MARGIN logits more relevant than joined
+        to an unrelated request (UNRELATED). The cross-encoder reads nothing of a pronoun
+        ("and if it's already running?" reads the revoking section at 0.001, as low as "Write
+        me a poem about it"), but a follow-up about the previous subject keeps its passages
+        relevant where an unrelated request pulls them down: after "how do I revoke a task by
+        its id?", the revoking section reads 4.5 logits above the unrelated requests with
+        "and if it's already running?", 0.3 with "i have a rash, what can i use for it".
+
+        Fits a turn: the follow-up reads it above FOLLOW_UP_FLOOR, or the earlier question
+        alone passes the gate with it. A passage only the two read together find relevant is
+        answered from by neither.
+
+        The kept passages are put in the order of both readings (the mean of the logits):
+        joined to "When does it expire?", "How do I revoke one?" finds the expiry passage
+        first, but the revoking one speaks to it as asked."""
+        if not joined.kept:
+            if points_back:
+                self._previous_subject(joined, question, settings)
+            return
         started = self.clock()
-        texts = [passage_text(c.chunk) for c in kept]
-        fit = self.reranker.score(asked, texts)
-        both = {
-            id(c): _logit(c.relevance or 0.0) + _logit(f) for c, f in zip(kept, fit, strict=True)
-        }
-        joined.candidates[: len(kept)] = sorted(kept, key=lambda c: -both[id(c)])
-        fits = max(fit) >= FOLLOW_UP_FLOOR
-        if not fits and earlier:
-            alone = self.reranker.score(earlier, texts)
-            fits = any(
-                _logit(c.relevance or 0.0) - _logit(a) >= FOLLOW_UP_GAIN
-                for c, a in zip(kept, alone, strict=True)
+        # Read best first until enough fit: one put back makes room for the next.
+        eligible = [
+            c for c in joined.candidates
+            if c.relevance is not None and c.relevance >= settings.threshold
+        ]  # fmt: skip
+        fit: dict[int, float] = {}  # the follow-up as asked
+        earlier: dict[int, float] = {}  # the earlier question alone, where the first is low
+
+        def fits_a_turn(candidate: Candidate) -> bool:
+            return earlier.get(id(candidate), 1.0) >= settings.threshold
+
+        done = fitting = 0
+        while done < len(eligible) and fitting < settings.max_kept:
+            batch = eligible[done : done + settings.max_kept - fitting]
+            done += len(batch)
+            scores = self.reranker.score(
+                retrieval_query(question), [passage_text(c.chunk) for c in batch]
             )
+            fit.update(zip(map(id, batch), scores, strict=True))
+            low = [c for c in batch if fit[id(c)] < FOLLOW_UP_FLOOR]
+            if low:
+                scores = self.reranker.score(
+                    earlier_query(question), [passage_text(c.chunk) for c in low]
+                )
+                earlier.update(zip(map(id, low), scores, strict=True))
+            fitting += sum(1 for c in batch if fits_a_turn(c))
+        read = eligible[:done]
+        fits = [c for c in read if fits_a_turn(c)]
+        # A question that does not point back shows that it is about the previous subject only
+        # by the margin: read as asked with its topic, or joined, a request of another subject
+        # can read a passage above the floor ("when will microsoft drop support for windows 7"
+        # after "How to cancel job from UI?", 0.005 with the page topic first).
+        about = points_back and (
+            len(earlier) < len(read)
+            or any(
+                _logit(c.relevance or 0.0) - _logit(earlier[id(c)]) >= FOLLOW_UP_GAIN for c in fits
+            )
+        )
+        for candidate in fits if not about else ():
+            if self._about_unlike_an_unrelated_request(candidate, question):
+                about = True
+                break
+        if not about:  # every passage is read as the follow-up alone reads it
+            rest = eligible[done:]
+            scores = self.reranker.score(
+                retrieval_query(question), [passage_text(c.chunk) for c in rest]
+            ) if rest else []  # fmt: skip
+            fit.update(zip(map(id, rest), scores, strict=True))
+            fits, read = [], eligible
+        kept_ids = {id(c) for c in fits}
+        for candidate in read:
+            if id(candidate) not in kept_ids:
+                candidate.relevance = fit[id(candidate)]
+        head = [c for c in joined.candidates if c.relevance is not None]
+        head.sort(key=_order, reverse=True)
+        joined.candidates[: len(head)] = head
+        gate(joined.candidates, settings)
+        now = joined.kept
+        both = {id(c): _logit(c.relevance or 0.0) + _logit(fit.get(id(c), 0.0)) for c in now}
+        joined.candidates[: len(now)] = sorted(now, key=lambda c: -both[id(c)])
         joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
-        return fits
+
+    def _previous_subject(self, joined: Retrieval, question: Question, settings: Settings) -> None:
+        """The joined form keeps nothing, though the follow-up points back: joined, the two
+        can read the passage that answers both lower than the earlier question alone ("how do
+        I start flower? can it listen on another port?" reads Flower's usage section, with
+        its `--port` option, at 0.22; "how do I start flower?" alone at 0.75). The best few
+        are read by the earlier question alone, and one it passes the gate with, and that the
+        follow-up is about as no unrelated request is (PREVIOUS_SUBJECT_MARGIN), is kept at
+        that relevance."""
+        started = self.clock()
+        head = [c for c in joined.candidates if c.relevance is not None][:PREVIOUS_SUBJECT_READ]
+        if not head:
+            return
+        earlier = self.reranker.score(
+            earlier_query(question), [passage_text(c.chunk) for c in head]
+        )
+        for candidate, relevance in zip(head, earlier, strict=True):
+            if relevance >= settings.threshold and self._about_unlike_an_unrelated_request(
+                candidate, question, margin=PREVIOUS_SUBJECT_MARGIN
+            ):
+                candidate.relevance = float(relevance)
+        head = [c for c in joined.candidates if c.relevance is not None]
+        head.sort(key=_order, reverse=True)
+        joined.candidates[: len(head)] = head
+        gate(joined.candidates, settings)
+        joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
+
+    def _about_unlike_an_unrelated_request(
+        self, passage: Candidate, question: Question, *, margin: float = FOLLOW_UP_MARGIN
+    ) -> bool:
+        """Joined to the follow-up, does the earlier question read the passage `margin` logits
+        more relevant than joined to an unrelated request (the mean over UNRELATED)?"""
+        text = passage_text(passage.chunk)
+        unrelated = [
+            _logit(self.reranker.score(joined_query(question, request) or request, [text])[0])
+            for request in UNRELATED
+        ]
+        return _logit(passage.relevance or 0.0) - sum(unrelated) / len(unrelated) >= margin
 
     def _rank(
         self,
