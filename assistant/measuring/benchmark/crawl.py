@@ -32,21 +32,11 @@ import httpx
 from assistant.measuring.benchmark.concurrency import _conversations, socket_url
 from assistant.measuring.benchmark.local import DEMO_QUESTIONS
 from assistant.measuring.benchmark.server import AsgiServer, free_port
-from assistant.measuring.benchmark.workdir import child_env, repo_root
+from assistant.measuring.benchmark.workdir import child_env, manage
 
 ORIGIN = "http://127.0.0.1:8000"  # the demo project's
 STAFF = ("bench", "bench-crawl-password-1")
 TARGET = 1.3
-
-
-def _manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
-        [sys.executable, "manage.py", *args], cwd=repo_root(), env=env, text=True,
-        capture_output=True, timeout=1800, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stderr[-3000:]}")
-    return done.stdout
 
 
 @contextmanager
@@ -183,11 +173,11 @@ def measure_crawl(
         "ASKDOCS_RETRIEVAL_CACHE_SECONDS": "0",
     }  # fmt: skip
     env.update(extra)
-    _manage(env, "migrate", "-v", "0")
-    _manage(env, "seed_demo")
-    _manage({**env, "ASKDOCS_ADMIN_USER": STAFF[0], "ASKDOCS_ADMIN_PASSWORD": STAFF[1]},
+    manage(env, "migrate", "-v", "0")
+    manage(env, "seed_demo")
+    manage({**env, "ASKDOCS_ADMIN_USER": STAFF[0], "ASKDOCS_ADMIN_PASSWORD": STAFF[1]},
             "createadmin")  # fmt: skip
-    key = _manage(env, "shell", "-v", "0", "-c", (
+    key = manage(env, "shell", "-v", "0", "-c", (
         "from assistant.models import Project; print(Project.objects.get(name='Demo').public_key)"
     )).strip()  # fmt: skip
     questions = [DEMO_QUESTIONS[n % len(DEMO_QUESTIONS)] for n in range(conversations)]
@@ -202,7 +192,7 @@ def measure_crawl(
         asyncio.run(_conversations(url, ORIGIN, questions[:2]))  # the models load
         for number in range(1, runs + 1):
             quiet = asyncio.run(_conversations(url, ORIGIN, questions))
-            source_id = int(_manage(env, "shell", "-v", "0", "-c", (
+            source_id = int(manage(env, "shell", "-v", "0", "-c", (
                 "from assistant.models import Project; from ingestion.models import Source; "
                 "project, _ = Project.objects.get_or_create(name='Crawled docs'); "
                 f"print(Source.objects.create(project=project, kind='website', "

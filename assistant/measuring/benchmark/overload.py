@@ -30,7 +30,7 @@ import httpx
 from assistant.measuring.benchmark.load import _median
 from assistant.measuring.benchmark.local import DEMO_QUESTIONS
 from assistant.measuring.benchmark.server import AsgiServer, free_port
-from assistant.measuring.benchmark.workdir import child_env, repo_root
+from assistant.measuring.benchmark.workdir import child_env, manage
 
 #: The demo project lets this origin ask (assistant/demo.py).
 ORIGIN = "http://127.0.0.1:8000"
@@ -73,16 +73,6 @@ class _PeakConnections:
     def __exit__(self, *exc_info: object) -> None:
         self._stop.set()
         self._thread.join(timeout=10)
-
-
-def _manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
-        [sys.executable, "manage.py", *args], cwd=repo_root(), env=env, text=True,
-        capture_output=True, timeout=1800, check=False,
-    )  # fmt: skip
-    if done.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stderr[-3000:]}")
-    return done.stdout
 
 
 @contextmanager
@@ -170,9 +160,9 @@ def measure_overload(
             env = {**child_env(folder), **extra}
             extra["DJANGO_SECRET_KEY"] = env["DJANGO_SECRET_KEY"]  # the web processes' too
             progress(f"database {name}: migrate, seed the demo project ...")
-            _manage(env, "migrate", "-v", "0")
-            _manage(env, "seed_demo")
-            key = _manage(env, "shell", "-v", "0", "-c", (
+            manage(env, "migrate", "-v", "0")
+            manage(env, "seed_demo")
+            key = manage(env, "shell", "-v", "0", "-c", (
                 "from assistant.models import Project; "
                 "print(Project.objects.get(name='Demo').public_key)"
             )).strip()  # fmt: skip

@@ -68,3 +68,14 @@ def run_child(
         )
     report: dict[str, Any] = json.loads(out.read_text())
     return report
+
+
+def manage(env: dict[str, str], *args: str) -> str:
+    """Run one of our management commands in a child process with `env`; its output."""
+    done = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
+        [sys.executable, "manage.py", *args], cwd=repo_root(), env=env, text=True,
+        capture_output=True, timeout=1800, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stderr[-3000:]}")
+    return done.stdout
