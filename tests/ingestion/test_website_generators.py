@@ -43,3 +43,57 @@ def test_an_xhtml_page_and_a_link_to_an_icon(site, store, project) -> None:  # n
     assert run.errors == [{"url": f"{site.url}/docs/broken.html", "error": "HTTP 500"}]
     assert "/docs/favicon.ico" not in site.requests
     assert run.status == SyncRun.Status.PARTIAL and run.failed == 1
+
+
+#: mdBook: a chapter that is its finished program, introduced by one sentence (the code block
+#: nested in a playground <pre>, as mdBook writes it).
+MDBOOK_FINAL_CODE = page(
+    "Final Code",
+    "<main><h1 id='final-code'><a class='header' href='#final-code'>Final Code</a></h1>"
+    "<p>Here's the final code, with some added comments and re-ordered imports:</p>"
+    "<pre><pre class='playground'><code class='language-rust'>"
+    + "\n".join(f"fn step_{n}(counter: &amp;AtomicUsize) {{\n    counter.fetch_add({n}, "
+                "Ordering::Relaxed);\n}" for n in range(60))
+    + "</code></pre></pre></main>",
+)  # fmt: skip
+#: RDoc (darkfish): a class whose members each carry their source, shown on a click.
+RDOC_CLASS = page(
+    "class Widget::Converter",
+    "<main role='main'><h1 id='class-Widget::Converter'>class Widget::Converter</h1>"
+    "<section id='public-instance-5Buntitled-5D-method-details'><h3>Public Instance Methods</h3>"
+    + "".join(
+        f"<div id='method-i-convert_{n}' class='method-detail'><div class='method-heading'>"
+        f"<span class='method-name'>convert_{n}</span><span class='method-args'>(node)</span>"
+        f"<span class='method-click-advice'>click to toggle source</span></div>"
+        f"<div class='method-description'><p>Converts a node of kind {n}.</p>"
+        f"<div class='method-source-code' id='convert_{n}-source'><pre># File lib/widget.rb, "
+        f"line {10 * n}\ndef convert_{n} node\n"
+        + "".join(f"  node.attr{k} = transform(node.attr{k}, {n})\n" for k in range(12))
+        + "end</pre></div></div></div>"
+        for n in range(8)
+    )
+    + "</section></main>",
+)  # fmt: skip
+
+
+def test_a_chapter_of_code_and_a_class_of_members_with_their_source_are_read(  # noqa: ANN001
+    site, store, project
+) -> None:
+    """Neither is a generated source listing (one program text whose lines carry anchors or
+    links into the docs), so neither is skipped as one."""
+    links = '<a href="final.html">F</a> <a href="Converter.html">C</a>'
+    site.write("docs/index.html", page("Docs", f"<p>{links}</p>"))
+    site.write("docs/final.html", MDBOOK_FINAL_CODE)
+    site.write("docs/Converter.html", RDOC_CLASS)
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+
+    run = source_sync(source=source)
+
+    assert run.changes.get("skipped", []) == []
+    final = Document.objects.get(external_id=f"{site.url}/docs/final.html")
+    assert "Ordering::Relaxed" in "".join(c.text for c in final.chunks.all())
+    converter = Document.objects.get(external_id=f"{site.url}/docs/Converter.html")
+    assert "Converts a node of kind 7." in "".join(c.text for c in converter.chunks.all())
