@@ -32,7 +32,7 @@ from ingestion.page_layout import lift_table_headings, unwrap_code_tables, unwra
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "6"
+EXTRACTION_VERSION = "7"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})

@@ -97,3 +97,36 @@ def test_a_chapter_of_code_and_a_class_of_members_with_their_source_are_read(  #
     assert "Ordering::Relaxed" in "".join(c.text for c in final.chunks.all())
     converter = Document.objects.get(external_id=f"{site.url}/docs/Converter.html")
     assert "Converts a node of kind 7." in "".join(c.text for c in converter.chunks.all())
+
+
+#: Doxygen's own manual (langhowto.html): a layout table whose one cell holds the data table.
+NESTED_TABLE = page(
+    "Internationalization",
+    "<div class='contents'><table align='center' cellspacing='0' cellpadding='0' border='0'>"
+    "<tr bgcolor='#000000'><td><table cellspacing='1' cellpadding='2' border='0'>"
+    "<tr bgcolor='#4040c0'><td><b>Language</b></td><td><b>Maintainer</b></td>"
+    "<td><b>Status</b></td></tr>"
+    + "".join(
+        f"<tr><td>Language {n}</td><td>Maintainer {n}<br/>Second maintainer of language {n}"
+        f"</td><td>1.{n}.0</td></tr>"
+        for n in range(80)
+    )
+    + "</table></td></tr></table></div>",
+)  # fmt: skip
+
+
+def test_a_table_inside_a_layout_table_keeps_its_rows(site, store, project) -> None:  # noqa: ANN001
+    site.write("docs/index.html", page("Docs", '<p><a href="langs.html">L</a></p>'))
+    site.write("docs/langs.html", NESTED_TABLE)
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+
+    source_sync(source=source)
+
+    langs = Document.objects.get(external_id=f"{site.url}/docs/langs.html")
+    lines = {line.strip() for c in langs.chunks.all() for line in c.text.splitlines()}
+    for n in (0, 41, 79):  # every row a row of its own, never one line of the whole table
+        row = f"| Language {n} | Maintainer {n} Second maintainer of language {n} | 1.{n}.0 |"
+        assert row in lines
