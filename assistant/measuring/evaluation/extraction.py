@@ -26,6 +26,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_MARKUP = re.compile(r"[`*\\]|\*\*|__")
 _ANCHOR_LINE = re.compile(r"^\{#[^}\s]+\}$")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+#: Markdown's quotation markers at the start of a line ("> " before each line of a quote).
+_QUOTE_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
 MIN_TEXT_CHARS = 20
 
 
@@ -133,7 +135,7 @@ def page_figures(html: str, chunks: Sequence[PageChunk]) -> tuple[PageFigures, d
         elif len(missing["code_blocks"]) < 3:
             missing["code_blocks"].append(block[0][:80])
 
-    flat = _flat(" ".join(c.text for c in chunks))
+    flat = _flat(" ".join(_QUOTE_MARKERS.sub("", c.text) for c in chunks))
     for element in visible:
         if element.tag in ("p", "li", "dd", "td") and not _has_block_child(element):
             text = element.text_content()
