@@ -184,6 +184,23 @@ def _mark_anchors(region: Any, ids: set[str]) -> None:
     for term in region.iter("dt"):
         if term.get("id"):
             term.set(ANCHOR_ATTRIBUTE, term.get("id"))
+    if region.find(f".//*[@{ANCHOR_ATTRIBUTE}]") is None:
+        # No heading here has a place of its own (Javadoc's "Uses of Class" pages): the first
+        # is cited at the nearest place before it (the skip link's target before the content)
+        # rather than at a name made up from its words, which the page does not have.
+        first = next(region.iter(*_HEADINGS), None)
+        place = _place_before(first) if first is not None else None
+        if first is not None and place is not None:
+            first.set(ANCHOR_ATTRIBUTE, str(place.get("id") or place.get("name")))
+
+
+def _place_before(element: Any) -> Any:
+    """The nearest element before this one, in the page's body and shown, that a link can
+    land on."""
+    for candidate in reversed(element.xpath("preceding::*[@id or self::a[@name]]")):
+        if candidate.xpath("ancestor::body") and not _in_hidden(candidate):
+            return candidate
+    return None
 
 
 def _heading_anchor(heading: Any, ids: set[str]) -> str:

@@ -130,3 +130,34 @@ def test_a_table_inside_a_layout_table_keeps_its_rows(site, store, project) -> N
     for n in (0, 41, 79):  # every row a row of its own, never one line of the whole table
         row = f"| Language {n} | Maintainer {n} Second maintainer of language {n} | 1.{n}.0 |"
         assert row in lines
+
+
+#: Javadoc 11's "Uses of Class" page: its headings carry no id; the skip link's target before
+#: the content is the one place on the page near them.
+JAVADOC_USES = """<!DOCTYPE HTML><html lang="en"><head><title>Uses of Class Widget</title></head>
+<body><header role="banner"><nav role="navigation"><a id="navbar.top"><!-- --></a>
+<ul><li><a href="../Widget.html">Class</a></li></ul><a id="skip.navbar.top"><!-- --></a></nav>
+</header><main role="main"><div class="header"><h2 title="Uses of Class acme.Widget"
+class="title">Uses of Class<br>acme.Widget</h2></div><div class="classUseContainer">
+<ul class="blockList"><li class="blockList"><section role="region"><h3>Uses of Widget in acme</h3>
+<table><caption><span>Methods in acme that return Widget</span></caption>
+<tr><th>Modifier and Type</th><th>Method</th></tr>
+<tr><td>static Widget</td><td>Factory.newWidget(String name) creates a widget by its name</td></tr>
+</table></section></li></ul></div></main></body></html>"""
+
+
+def test_headings_without_ids_are_cited_at_a_place_the_page_has(site, store, project) -> None:  # noqa: ANN001
+    site.write("docs/index.html", page("Docs", '<p><a href="uses.html">U</a></p>'))
+    site.write("docs/uses.html", JAVADOC_USES)
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+
+    source_sync(source=source)
+
+    uses = Document.objects.get(external_id=f"{site.url}/docs/uses.html")
+    chunks = list(uses.chunks.all())
+    assert "creates a widget by its name" in "".join(c.text for c in chunks)
+    # Never a name made up from a heading's words (#uses-of-widget-in-acme is no id there).
+    assert {c.url.partition("#")[2] for c in chunks} == {"skip.navbar.top"}
