@@ -188,7 +188,7 @@ def _mark_anchors(region: Any, ids: set[str]) -> None:
         # No heading here has a place of its own (Javadoc's "Uses of Class" pages): the first
         # is cited at the nearest place before it (the skip link's target before the content)
         # rather than at a name made up from its words, which the page does not have.
-        first = next(region.iter(*_HEADINGS), None)
+        first = next((h for h in region.iter(*_HEADINGS) if not _in_hidden(h)), None)
         place = _place_before(first) if first is not None else None
         if first is not None and place is not None:
             first.set(ANCHOR_ATTRIBUTE, str(place.get("id") or place.get("name")))
@@ -226,9 +226,15 @@ def _heading_anchor(heading: Any, ids: set[str]) -> str:
         parent = parent.getparent()
     # 4. an empty target just before it (<span id="x"></span><h2>)
     previous = heading.getprevious()
-    if previous is not None and previous.get("id") and not previous.text_content().strip():
-        return str(previous.get("id"))
+    target = None if previous is None else previous.get("id") or _link_name(previous)
+    if target and not previous.text_content().strip():
+        return str(target)
     return ""
+
+
+def _link_name(element: Any) -> str:
+    """The name of an <a name="..."> target (pydoctor's, Doxygen's, older HTML's)."""
+    return str(element.get("name") or "") if element.tag == "a" else ""
 
 
 def anchor_aliases(tree: Any) -> dict[str, str]:

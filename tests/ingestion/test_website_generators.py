@@ -161,3 +161,38 @@ def test_headings_without_ids_are_cited_at_a_place_the_page_has(site, store, pro
     assert "creates a widget by its name" in "".join(c.text for c in chunks)
     # Never a name made up from a heading's words (#uses-of-widget-in-acme is no id there).
     assert {c.url.partition("#")[2] for c in chunks} == {"skip.navbar.top"}
+
+
+#: pydoctor's index of names: each letter's heading follows an empty <a name> target.
+PYDOCTOR_NAMES = page(
+    "Index of Names",
+    "".join(
+        f'<a name="{letter}">\n  </a><h2>{letter}</h2><ul>'
+        + "".join(
+            f'<li>{letter.lower()}{n}name - <code><a href="acme.html#{letter}{n}">acme.'
+            f"{letter.lower()}{n}name</a></code> returns the widget of the named kind</li>"
+            for n in range(30)
+        )
+        + "</ul>"
+        for letter in "ABC"
+    ),
+)
+
+
+def test_a_heading_after_an_empty_named_target_is_cited_at_it(site, store, project) -> None:  # noqa: ANN001
+    site.write("docs/index.html", page("Docs", '<p><a href="names.html">N</a></p>'))
+    site.write("docs/names.html", PYDOCTOR_NAMES)
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+
+    source_sync(source=source)
+
+    names = Document.objects.get(external_id=f"{site.url}/docs/names.html")
+    by_anchor: dict[str, str] = {}
+    for chunk in names.chunks.all():
+        anchor = chunk.url.partition("#")[2]
+        by_anchor[anchor] = by_anchor.get(anchor, "") + chunk.text
+    assert set(by_anchor) == {"A", "B", "C"}  # the page's names, not slugs ("a", "b")
+    assert "b7name" in by_anchor["B"]
