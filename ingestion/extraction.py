@@ -325,6 +325,11 @@ class _Converter(MarkdownConverter):
         anchor = el.get(ANCHOR_ATTRIBUTE)
         return f"\n\n{'#' * max(1, min(6, n))} {text}{f' {{#{anchor}}}' if anchor else ''}\n\n"
 
+    def convert_p(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        # A line of a paragraph that starts with "#" (a comment in prose, pydoctor's doctests
+        # written as text) is no heading: it is escaped, or the chunker would read one.
+        return _LINE_HASH.sub(r"\1\\\2", super().convert_p(el, text, parent_tags))  # type: ignore[misc]
+
     def convert_dt(self, el: Any, text: str, parent_tags: set[str]) -> str:
         """The term on a line of its own (preceded by its `{#id}` line when it has an id),
         its definition following as `:   ...` (markdownify's convert_dd)."""
@@ -372,6 +377,7 @@ def _language(el: Any) -> str | None:
 
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_LINE_HASH = re.compile(r"^([ \t]*)(#{1,6}(?:[ \t]|$))", re.MULTILINE)
 
 
 def _tidy(markdown: str) -> str:

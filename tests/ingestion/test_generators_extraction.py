@@ -109,6 +109,8 @@ DeferredCallback =</div><div class="functionBody"><table class="valueTable"><tr 
 MDBOOK_NOTE = """<!DOCTYPE HTML><html lang="en"><head><title>Subtyping</title></head><body>
 <main><h1 id="subtyping"><a class="header" href="#subtyping">Subtyping</a></h1>
 <p>Subtyping is a relationship between types.</p>
+<p>In a session written as text
+&gt;&gt; subtype(a, b) says whether a is a subtype of b.</p>
 <blockquote>
 <p>NOTE: The typed-ness of lifetimes is a fairly arbitrary construct that some
 disagree with. However it simplifies our analysis to treat lifetimes
@@ -125,4 +127,4 @@ def test_the_extraction_measure_reads_a_quotation_without_its_markers() -> None:
     chunks = [PageChunk(url="p", heading_path=p.heading_path, text=p.text, title=page.title)
               for p in pieces]  # fmt: skip
     figures, _ = page_figures(MDBOOK_NOTE, chunks)
-    assert figures.texts == figures.texts_kept == 2
+    assert figures.texts == figures.texts_kept == 3  # and ">>" in a paragraph is no marker

@@ -196,3 +196,28 @@ def test_a_heading_after_an_empty_named_target_is_cited_at_it(site, store, proje
         by_anchor[anchor] = by_anchor.get(anchor, "") + chunk.text
     assert set(by_anchor) == {"A", "B", "C"}  # the page's names, not slugs ("a", "b")
     assert "b7name" in by_anchor["B"]
+
+
+#: pydoctor: a docstring's example written as a paragraph, its first line a comment.
+PYDOCTOR_EXAMPLE = page(
+    "hyperlink._url",
+    "<h2 id='idna'>Encoding</h2><p>Hosts are encoded with IDNA.</p>"
+    "<p># Similar behavior for decodes below\n&gt;&gt; idna.decode(u'Mahmoud.io')\n"
+    "u'mahmoud.io'</p><p>Decoding is case-insensitive.</p>",
+)
+
+
+def test_a_paragraph_line_that_starts_with_a_hash_is_no_heading(site, store, project) -> None:  # noqa: ANN001
+    site.write("docs/index.html", page("Docs", '<p><a href="url.html">U</a></p>'))
+    site.write("docs/url.html", PYDOCTOR_EXAMPLE)
+    source = Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
+
+    source_sync(source=source)
+
+    chunks = list(Document.objects.get(external_id=f"{site.url}/docs/url.html").chunks.all())
+    assert {c.heading_path for c in chunks} == {"Encoding"}
+    text = "".join(c.text for c in chunks)
+    assert "Similar behavior for decodes below" in text and "case-insensitive" in text

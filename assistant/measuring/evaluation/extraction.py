@@ -27,7 +27,7 @@ _INLINE_MARKUP = re.compile(r"[`*\\]|\*\*|__")
 _ANCHOR_LINE = re.compile(r"^\{#[^}\s]+\}$")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
 #: Markdown's quotation markers at the start of a line ("> " before each line of a quote).
-_QUOTE_MARKERS = re.compile(r"^[ \t]*(?:>[ \t]?)+", re.MULTILINE)
+_QUOTE_MARKERS = re.compile(r"^[ \t]*(?:>(?:[ \t]|$))+", re.MULTILINE)
 MIN_TEXT_CHARS = 20
 
 
