@@ -171,11 +171,25 @@ def _has_block_child(element: Any) -> bool:
 
 
 def _code_lines(text: str) -> list[str]:
-    return [
-        line.rstrip()
-        for line in text.splitlines()
-        if line.strip() and not _FENCE.match(line) and not _ANCHOR_LINE.match(line.strip())
-    ]
+    """A chunk's lines without its fences and anchor lines. A fence opens a block and only a
+    fence of its own kind, at least as long, closes it: the lines of a block that shows
+    Markdown ("```python" in MkDocs' guide to writing docs) stay lines of the block."""
+    lines: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        match = _FENCE.match(line)
+        if match:
+            marker = re.match(r"`+|~+", line.strip())
+            run = marker.group(0) if marker else match.group(1)
+            if not fence:
+                fence = run
+                continue
+            if run[0] == fence[0] and len(run) >= len(fence) and line.strip() == run:
+                fence = ""
+                continue
+        if line.strip() and (fence or not _ANCHOR_LINE.match(line.strip())):
+            lines.append(line.rstrip())
+    return lines
 
 
 def _contains(lines: Sequence[str], block: Sequence[str]) -> bool:
