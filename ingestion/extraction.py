@@ -32,7 +32,7 @@ from ingestion.page_layout import lift_table_headings, unwrap_code_tables, unwra
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "6"
+EXTRACTION_VERSION = "7"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -184,6 +184,23 @@ def _mark_anchors(region: Any, ids: set[str]) -> None:
     for term in region.iter("dt"):
         if term.get("id"):
             term.set(ANCHOR_ATTRIBUTE, term.get("id"))
+    if region.find(f".//*[@{ANCHOR_ATTRIBUTE}]") is None:
+        # No heading here has a place of its own (Javadoc's "Uses of Class" pages): the first
+        # is cited at the nearest place before it (the skip link's target before the content)
+        # rather than at a name made up from its words, which the page does not have.
+        first = next((h for h in region.iter(*_HEADINGS) if not _in_hidden(h)), None)
+        place = _place_before(first) if first is not None else None
+        if first is not None and place is not None:
+            first.set(ANCHOR_ATTRIBUTE, str(place.get("id") or place.get("name")))
+
+
+def _place_before(element: Any) -> Any:
+    """The nearest element before this one, in the page's body and shown, that a link can
+    land on."""
+    for candidate in reversed(element.xpath("preceding::*[@id or self::a[@name]]")):
+        if candidate.xpath("ancestor::body") and not _in_hidden(candidate):
+            return candidate
+    return None
 
 
 def _heading_anchor(heading: Any, ids: set[str]) -> str:
@@ -209,9 +226,15 @@ def _heading_anchor(heading: Any, ids: set[str]) -> str:
         parent = parent.getparent()
     # 4. an empty target just before it (<span id="x"></span><h2>)
     previous = heading.getprevious()
-    if previous is not None and previous.get("id") and not previous.text_content().strip():
-        return str(previous.get("id"))
+    target = None if previous is None else previous.get("id") or _link_name(previous)
+    if target and not previous.text_content().strip():
+        return str(target)
     return ""
+
+
+def _link_name(element: Any) -> str:
+    """The name of an <a name="..."> target (pydoctor's, Doxygen's, older HTML's)."""
+    return str(element.get("name") or "") if element.tag == "a" else ""
 
 
 def anchor_aliases(tree: Any) -> dict[str, str]:
@@ -302,6 +325,11 @@ class _Converter(MarkdownConverter):
         anchor = el.get(ANCHOR_ATTRIBUTE)
         return f"\n\n{'#' * max(1, min(6, n))} {text}{f' {{#{anchor}}}' if anchor else ''}\n\n"
 
+    def convert_p(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        # A line of a paragraph that starts with "#" (a comment in prose, pydoctor's doctests
+        # written as text) is no heading: it is escaped, or the chunker would read one.
+        return _LINE_HASH.sub(r"\1\\\2", super().convert_p(el, text, parent_tags))  # type: ignore[misc]
+
     def convert_dt(self, el: Any, text: str, parent_tags: set[str]) -> str:
         """The term on a line of its own (preceded by its `{#id}` line when it has an id),
         its definition following as `:   ...` (markdownify's convert_dd)."""
@@ -349,6 +377,7 @@ def _language(el: Any) -> str | None:
 
 
 _BLANK_RUNS = re.compile(r"\n{3,}")
+_LINE_HASH = re.compile(r"^([ \t]*)(#{1,6}(?:[ \t]|$))", re.MULTILINE)
 
 
 def _tidy(markdown: str) -> str:

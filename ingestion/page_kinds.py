@@ -51,8 +51,9 @@ def page_kind(region: Any, title: str = "") -> str:
     total = _text_length(region)
     if total == 0:
         return GUIDE
-    code = sum(_text_length(e) for e in _outermost(region, _is_program))
-    if code / total >= SOURCE_SHARE and _prose_sentences(region) < 5:
+    programs = _outermost(region, _is_program)
+    code = sum(_text_length(e) for e in programs)
+    if code / total >= SOURCE_SHARE and _prose_sentences(region) < 5 and _is_listing(programs):
         return SOURCE
     headings = [" ".join(h.text_content().split()) for h in region.iter(*_HEADINGS)]
     releases = sum(1 for h in headings if _RELEASE_HEADING.match(h))
@@ -77,6 +78,34 @@ def _is_program(element: Any) -> bool:
     # Doxygen's and others' line-by-line listings: a block of one element per source line.
     return element.tag in ("div", "table") and any(
         name in classes.split() for name in ("fragment", "highlight", "sourcecode", "code")
+    )
+
+
+def _is_listing(programs: list[Any]) -> bool:
+    """One program text as a generator lists a source file: its lines carry anchors (Doxygen's
+    `l00012`, rustdoc's and Javadoc's line ids) or links into the documentation (Sphinx's
+    `[docs]`). A chapter that shows its finished code (mdBook's "Final Code") has neither, and
+    an API page of many members each with its source (RDoc) is no one program text."""
+    lengths = [_text_length(e) for e in programs]
+    largest = programs[lengths.index(max(lengths))] if lengths else None
+    if largest is None or max(lengths) < sum(lengths) / 2:
+        return False
+    return any(
+        e.get("id") or e.get("name") or (e.tag == "a" and e.get("href"))
+        for e in largest.iter()
+        if e is not largest and isinstance(e.tag, str)
+    ) or _has_line_numbers(largest)
+
+
+def _has_line_numbers(program: Any) -> bool:
+    """Line numbers beside the code in a block of their own (rustdoc's src-line-numbers)."""
+    parent = program.getparent()
+    siblings = [] if parent is None else [e for e in parent if e is not program]
+    return any(
+        isinstance(s.tag, str)
+        and "".join(s.text_content().split()).isdigit()
+        and any(e.get("id") for e in s.iter() if isinstance(e.tag, str))
+        for s in siblings
     )
 
 

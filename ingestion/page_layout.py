@@ -48,11 +48,23 @@ def lift_table_headings(region: Any) -> None:
 
 
 def unwrap_code_tables(region: Any) -> None:
-    """A Markdown table cannot hold a code block: a table whose cells hold one (pydoctor's
-    "Value" box around a constant's value) reads as blocks, cell after cell."""
-    for table in [t for t in region.iter("table") if next(t.iter("pre"), None) is not None]:
-        for part in table.iter("table", "thead", "tbody", "tfoot", "tr", "td", "th", "caption"):
+    """A Markdown table cannot hold a code block or another table: a table whose cells hold
+    one (pydoctor's "Value" box around a constant's value, a layout table around a data table
+    as in Doxygen's own manual) reads as blocks, cell after cell; a table inside stays a table."""
+    for table in list(region.iter("table")):
+        if table.tag != "table" or not any(
+            _owner(block) is table for block in table.iter("pre", "table") if block is not table
+        ):
+            continue
+        parts = ("thead", "tbody", "tfoot", "tr", "td", "th", "caption")
+        for part in [p for p in table.iter(*parts) if _owner(p) is table]:
             part.tag = "div"
+        table.tag = "div"
+
+
+def _owner(element: Any) -> Any:
+    """The table an element belongs to: its nearest table ancestor."""
+    return next(element.iterancestors("table"), None)
 
 
 def _words(element: Any) -> str:

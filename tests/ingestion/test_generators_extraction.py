@@ -103,3 +103,55 @@ DeferredCallback =</div><div class="functionBody"><table class="valueTable"><tr 
     )
     assert "Value\n\n```\nCallable[\n    ..., object]\n```" in page.markdown
     assert "| succeed | a fired Deferred |" in page.markdown  # a table without code stays one
+
+
+#: mdBook: a note as a quotation whose paragraph runs over several source lines.
+MDBOOK_NOTE = """<!DOCTYPE HTML><html lang="en"><head><title>Subtyping</title></head><body>
+<main><h1 id="subtyping"><a class="header" href="#subtyping">Subtyping</a></h1>
+<p>Subtyping is a relationship between types.</p>
+<p>In a session written as text
+&gt;&gt; subtype(a, b) says whether a is a subtype of b.</p>
+<blockquote>
+<p>NOTE: The typed-ness of lifetimes is a fairly arbitrary construct that some
+disagree with. However it simplifies our analysis to treat lifetimes
+and types uniformly.</p>
+</blockquote></main></body></html>"""
+
+
+def test_the_extraction_measure_reads_a_quotation_without_its_markers() -> None:
+    from assistant.measuring.evaluation.extraction import PageChunk, page_figures
+
+    page = extract_page(MDBOOK_NOTE)
+    assert "> disagree with." in page.markdown  # each line of the quote is marked
+    pieces = chunk_markdown(page.markdown, count_tokens=lambda t: len(t.split()), max_tokens=200)
+    chunks = [PageChunk(url="p", heading_path=p.heading_path, text=p.text, title=page.title)
+              for p in pieces]  # fmt: skip
+    figures, _ = page_figures(MDBOOK_NOTE, chunks)
+    assert figures.texts == figures.texts_kept == 3  # and ">>" in a paragraph is no marker
+
+
+#: MkDocs' guide to writing docs: a code block that shows Markdown, fences and all.
+MKDOCS_FENCES = """<!DOCTYPE html><html><head><title>Writing your docs</title></head><body>
+<div role="main"><h1 id="writing">Writing your docs</h1><p>Fence your code:</p>
+<pre><code class="language-md">Some text.
+
+```python
+def hello():
+    print("hi")
+```
+
+~~~~{.py}
+x = 1
+~~~~
+</code></pre></div></body></html>"""
+
+
+def test_the_extraction_measure_keeps_a_code_block_that_shows_fences() -> None:
+    from assistant.measuring.evaluation.extraction import PageChunk, page_figures
+
+    page = extract_page(MKDOCS_FENCES)
+    pieces = chunk_markdown(page.markdown, count_tokens=lambda t: len(t.split()), max_tokens=200)
+    chunks = [PageChunk(url="p", heading_path=p.heading_path, text=p.text, title=page.title)
+              for p in pieces]  # fmt: skip
+    figures, missing = page_figures(MKDOCS_FENCES, chunks)
+    assert figures.code_blocks == figures.code_blocks_kept == 1, missing

@@ -26,10 +26,16 @@ working directory and the index, but want to go back to a clean working director
 Caf\xe9.</p></div>
 </div></div></body></html>"""
 
+#: Sphinx's viewcode: the module's text, each documented object linked back to its entry.
 LISTING = page(
     "Source code for acme.tasks",
     "<div class='highlight'><pre>"
-    + "\n".join(f"def task_{n}(x):\n    return x + {n}\n" for n in range(40))
+    + "\n".join(
+        f"<div class='viewcode-block' id='task_{n}'><a class='viewcode-back' "
+        f"href='../../api.html#acme.tasks.task_{n}'>[docs]</a>def task_{n}(x):\n"
+        f"    return x + {n}</div>\n"
+        for n in range(40)
+    )
     + "</pre></div>",
 )
 CHANGELOG_PAGE = page(

@@ -26,6 +26,8 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_MARKUP = re.compile(r"[`*\\]|\*\*|__")
 _ANCHOR_LINE = re.compile(r"^\{#[^}\s]+\}$")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+")
+#: Markdown's quotation markers at the start of a line ("> " before each line of a quote).
+_QUOTE_MARKERS = re.compile(r"^[ \t]*(?:>(?:[ \t]|$))+", re.MULTILINE)
 MIN_TEXT_CHARS = 20
 
 
@@ -133,7 +135,7 @@ def page_figures(html: str, chunks: Sequence[PageChunk]) -> tuple[PageFigures, d
         elif len(missing["code_blocks"]) < 3:
             missing["code_blocks"].append(block[0][:80])
 
-    flat = _flat(" ".join(c.text for c in chunks))
+    flat = _flat(" ".join(_QUOTE_MARKERS.sub("", c.text) for c in chunks))
     for element in visible:
         if element.tag in ("p", "li", "dd", "td") and not _has_block_child(element):
             text = element.text_content()
@@ -169,11 +171,25 @@ def _has_block_child(element: Any) -> bool:
 
 
 def _code_lines(text: str) -> list[str]:
-    return [
-        line.rstrip()
-        for line in text.splitlines()
-        if line.strip() and not _FENCE.match(line) and not _ANCHOR_LINE.match(line.strip())
-    ]
+    """A chunk's lines without its fences and anchor lines. A fence opens a block and only a
+    fence of its own kind, at least as long, closes it: the lines of a block that shows
+    Markdown ("```python" in MkDocs' guide to writing docs) stay lines of the block."""
+    lines: list[str] = []
+    fence = ""
+    for line in text.splitlines():
+        match = _FENCE.match(line)
+        if match:
+            marker = re.match(r"`+|~+", line.strip())
+            run = marker.group(0) if marker else match.group(1)
+            if not fence:
+                fence = run
+                continue
+            if run[0] == fence[0] and len(run) >= len(fence) and line.strip() == run:
+                fence = ""
+                continue
+        if line.strip() and (fence or not _ANCHOR_LINE.match(line.strip())):
+            lines.append(line.rstrip())
+    return lines
 
 
 def _contains(lines: Sequence[str], block: Sequence[str]) -> bool:
