@@ -57,6 +57,15 @@ def test_a_command_reads_the_secret_key_run_generated_in_the_data_folder(tmp_pat
     assert "no issues" in done.stdout
 
 
+def test_asking_before_the_database_is_set_up_says_how_to_set_it_up(tmp_path):
+    (tmp_path / "secret_key").write_text("k" * 50)
+    done = manage("ask", "How do I get my money back?", data_dir=tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert "The database is not ready (no such table" in done.stderr
+    assert "manage.py migrate" in done.stderr
+
+
 def test_the_local_model_is_fetched_into_the_data_folder(tmp_path):
     (tmp_path / "secret_key").write_text("k" * 50)
     code = "from django.conf import settings; print(settings.ASKDOCS_LOCAL_MODEL)"

@@ -1,6 +1,7 @@
 import json
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import DatabaseError
 
 from assistant.ask import intake, services
 from assistant.errors import IntakeError
@@ -67,6 +68,16 @@ class Command(BaseCommand):
             self.stdout.write(f"\nLatency (ms): {timings}")
 
     def _project(self, name: str | None) -> Project:
+        try:
+            return self._named(name)
+        except DatabaseError as exc:
+            # A data folder nobody migrated ("no such table"), or a database that is down.
+            raise CommandError(
+                f"The database is not ready ({exc}): set it up with `.bin/run` or "
+                "`.venv/bin/python manage.py migrate`, and check ASKDOCS_DATA_DIR / DATABASE_URL."
+            ) from None
+
+    def _named(self, name: str | None) -> Project:
         projects = Project.objects.all()
         if name:
             project = projects.filter(name=name).first()
