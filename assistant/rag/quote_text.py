@@ -40,6 +40,12 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 
 
+def _names_code(term: str) -> bool:
+    """An entry's signature ("get(timeout=None)", "requests.codes", "max_redirects"), not a
+    field of its definition in words ("Parameters", "Return type")."""
+    return bool(_CALLED_NAME.search(term) or _DOTTED_NAME.search(term) or "_" in term)
+
+
 def entry_name(chunk: Chunk, unit: Unit | None = None) -> str:
     """The documented object an API reference passage's `unit` belongs to: the nearest entry
     signature before it in the passage ("exception requests.ConnectTimeout(*args)" ->
@@ -51,7 +57,7 @@ def entry_name(chunk: Chunk, unit: Unit | None = None) -> str:
     if unit is not None:
         terms = [
             u for u in passage_items(unit.passage, chunk.text)
-            if u.kind == "term" and u.position < unit.position
+            if u.kind == "term" and u.position < unit.position and _names_code(u.text)
         ]  # fmt: skip
         if terms:
             signature = terms[-1].text.strip("`")

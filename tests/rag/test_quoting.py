@@ -230,6 +230,9 @@ EXCEPTIONS = """exception requests.TooManyRedirects(*args, **kwargs)
 exception requests.ConnectTimeout(*args, **kwargs)
 :   The request timed out while trying to connect to the remote server.
 
+Parameters
+:   **request** – the request that timed out.
+
 Requests that produced this error are safe to retry.
 
 exception requests.ReadTimeout(*args, **kwargs)
