@@ -31,7 +31,10 @@ def paragraph_text(units: Sequence[Unit], marker: str) -> str:
 
 
 def term_text(signature: str) -> str:
-    return f"`{signature}`:" if "`" not in signature else f"{signature}:"
+    """A signature reads as code; a term in words (a definition's "Parameters") as words."""
+    if "`" in signature or not _names_code(signature):
+        return f"{signature}:"
+    return f"`{signature}`:"
 
 
 _DOTTED_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
@@ -43,7 +46,9 @@ _CALLED_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 def _names_code(term: str) -> bool:
     """An entry's signature ("get(timeout=None)", "requests.codes", "max_redirects"), not a
     field of its definition in words ("Parameters", "Return type")."""
-    return bool(_CALLED_NAME.search(term) or _DOTTED_NAME.search(term) or "_" in term)
+    return bool(
+        _CALLED_NAME.search(term) or _DOTTED_NAME.search(term) or "_" in term or "=" in term
+    )
 
 
 def entry_name(chunk: Chunk, unit: Unit | None = None) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
 from assistant.rag.question_parts import question_parts
+from assistant.rag.quote_text import term_text
 from assistant.rag.retrieval import request_query
 from assistant.rag.types import Candidate, Chunk, Prompt, Question, Turn
 from assistant.rag.units import sentences_of, split_units
@@ -350,3 +351,11 @@ def test_another_chunk_of_the_first_quotes_section_may_be_quoted_too(quoting):
     )  # fmt: skip
     assert "r.request.headers" in text and "r.headers\n" in text
     assert "[2]" not in text  # one section, one source
+
+
+def test_a_signature_reads_as_code_and_a_field_name_as_words():
+    assert term_text("get(timeout=None, propagate=True)") == "`get(timeout=None, propagate=True)`:"
+    assert term_text("requests.codes") == "`requests.codes`:"
+    assert term_text("id = None") == "`id = None`:"
+    assert term_text("Parameters") == "Parameters:"
+    assert term_text("Return type") == "Return type:"
