@@ -182,13 +182,17 @@ def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:
     }
 
 
-def following_chunks(chunks: Sequence[PassageChunk], *, depth: int = 3) -> list[PassageChunk]:
-    """The chunks right after each given one in its section (same document, same link), at
-    most `depth` each, in document order (ports.SectionLookup)."""
+def section_chunks(
+    chunks: Sequence[PassageChunk], *, depth: int = 3, before: int = 1
+) -> list[PassageChunk]:
+    """The chunks around each given one in its section (same document, same link): at most
+    `before` right before it and `depth` right after it, in document order
+    (ports.SectionLookup)."""
     wanted: dict[tuple[int, str], set[int]] = {}
     for chunk in chunks:
         if chunk.document.isdigit() and chunk.url and chunk.ordinal >= 0:
             places = wanted.setdefault((int(chunk.document), chunk.url), set())
+            places.update(range(max(0, chunk.ordinal - before), chunk.ordinal))
             places.update(range(chunk.ordinal + 1, chunk.ordinal + 1 + depth))
     if not wanted:
         return []

@@ -22,7 +22,7 @@ from assistant.rag.related import related_pages
 from assistant.rag.types import SORRY, Question, Retrieval, Turn, Unwritten, Waiting, Written
 from assistant.wiring import runtime
 from ingestion.curated import curated_answers_used
-from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
+from ingestion.selectors import chunks_by_vector_id, section_chunks, search_scope
 
 logger = logging.getLogger(__name__)
 
@@ -131,7 +131,7 @@ def ask_stream(
             retriever=runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
-            sections=following_chunks,
+            sections=section_chunks,
             instructions=project.custom_instructions,
             openai=project.openai_endpoint_fields(),
         )

@@ -23,7 +23,7 @@ from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import RelatedPage, related_pages
 from assistant.rag.types import Part, Prompt, Question, Turn
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
+from ingestion.selectors import chunks_by_vector_id, section_chunks, search_scope
 
 logger = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def sandbox_run(
             retriever=runtime.retriever(chunks=chunks_by_vector_id),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
-            sections=following_chunks,
+            sections=section_chunks,
             instructions=project.custom_instructions,
             openai=project.openai_endpoint_fields(),
         )

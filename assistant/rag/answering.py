@@ -99,7 +99,7 @@ class Pipeline:
         #: How many kept passages, best first, the prompt carries (0: all). A model that
         #: reads its prompt slowly answers sooner from fewer (see README "Written answers").
         self.max_passages = max_passages
-        #: Reads the rest of a kept passage's section, so a quote can go on past its chunk.
+        #: Reads around a kept passage in its section, so a quote can go on past its chunk.
         self.sections = sections
         #: The project's own notes for a writing model (tone, product name), after the rules.
         self.instructions = instructions
@@ -140,8 +140,8 @@ class Pipeline:
                 return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
         prompt = build_prompt(question, passages, instructions=self.instructions)
         if self.sections is not None:
-            following = self.sections([c.chunk for c in prompt.passages])
-            prompt = replace(prompt, following=tuple(following))
+            neighbours = self.sections([c.chunk for c in prompt.passages])
+            prompt = replace(prompt, neighbours=tuple(neighbours))
         arrange = getattr(self.generator, "arrange", None)
         if arrange is not None:
             # A quoting generator puts the passages in the order it cites them (from [1]).

@@ -29,11 +29,14 @@ from assistant.rag.quote_text import (
     in_document_order,
     paragraph_text,
 )
+from assistant.rag.retrieval import passage_text
 from assistant.rag.section_quotes import WINDOW_CANDIDATES, WINDOW_MARGIN, quote_from, section_items
 from assistant.rag.types import Candidate, Prompt, Question
 from assistant.rag.units import MAX_PASSAGES, Unit, units_of
 
 _WORD = re.compile(r"\S+\s*")
+#: A word that points back to what an earlier part of the question named.
+_POINTER = re.compile(r"\b(?:it|its|that|this|them|they|those|these|one)\b", re.IGNORECASE)
 #: A Markdown code span (`timeout`), not a typographic quote (``like this'').
 _CODE_SPAN = re.compile(r"(?<!`)`[^`\s][^`]*(?<!\s)`(?!`)")
 #: A part of a many-part question whose best sentence scores below this (in logits: p = 0.12)
@@ -155,14 +158,19 @@ class ExtractiveGenerator:
         parts = [question.text] if question.leans_on else question_parts(question.text)
         said = _previous_answer(question)
         read = min(len(prompt.passages), MAX_PASSAGES)
-        items = {i: section_items(prompt.passages, i, prompt.following) for i in range(read)}
+        items = {i: section_items(prompt.passages, i, prompt.neighbours) for i in range(read)}
         chosen: list[Unit] = []
-        missing: list[str] = []
-        for part in parts:
-            asked_part = replace(question, text=part) if len(parts) > 1 else question
+        missing: list[Question] = []
+        for number, part in enumerate(parts):
+            asked_part = question
+            if len(parts) > 1:
+                # A part that points back ("... deleted, and can I change that?", "How do I
+                # use it?") is read after the part it points to, as a follow-up is.
+                earlier = parts[number - 1] if number and _POINTER.search(part) else ""
+                asked_part = replace(question, text=part, leans_on=earlier)
             scored = self._scored(units, texts, asked_part)
             if len(parts) > 1 and scored[0][1] < PART_FLOOR:
-                missing.append(part)
+                missing.append(asked_part)
                 continue
             quoted = self._quote(
                 scored, said, items, self.max_words // len(parts), asked_part, prompt.passages
@@ -175,7 +183,46 @@ class ExtractiveGenerator:
             scored = self._scored(units, texts, question)
             chosen = self._quote(scored, said, items, self.max_words, question, prompt.passages)
             missing = []
-        return Selection(in_document_order(chosen, prompt.passages), missing)
+        missing = [
+            part for part in missing if not self._held(part, chosen, units, texts, items, prompt)
+        ]
+        return Selection(in_document_order(chosen, prompt.passages), [p.text for p in missing])
+
+    def _held(
+        self,
+        part: Question,
+        chosen: list[Unit],
+        units: Sequence[Unit],
+        texts: Sequence[str],
+        items: dict[int, list[Unit]],
+        prompt: Prompt,
+    ) -> bool:
+        """Whether a part no single sentence speaks to is answered all the same: by what the
+        answer quotes, read whole ("It also persists cookies across all requests made from
+        the Session instance" after "The Session object ..." answers "keep cookies between
+        calls?"), or by a kept passage read whole (relevant on its own: the gate's 0.5),
+        whose best sentence for the part is then quoted too (added to `chosen`). A part is
+        named as not found only when no kept passage holds it."""
+        query = sentence_query(part)
+        groups = in_document_order(chosen, prompt.passages)
+        quoted = [
+            f"{prompt.passages[g[0].passage].chunk.title}\n" + " ".join(u.text for u in g)
+            for g in groups
+        ]
+        if quoted and max(map(_logit, self.scorer(query, quoted))) >= PART_FLOOR:
+            return True
+        whole = [passage_text(c.chunk) for c in prompt.passages[: len(items)]]
+        read = [_logit(p) for p in self.scorer(query, whole)]
+        holding = [i for i, logit in enumerate(read) if logit >= 0.0]
+        if not holding:
+            return False
+        passage = max(holding, key=lambda i: read[i])
+        scored = [pair for pair in self._scored(units, texts, part) if pair[0].passage == passage]
+        if not scored:
+            return False
+        quote = quote_from(items[passage], scored[0][0], max_words=MORE_WORDS)
+        chosen += [u for u in quote if all(u.text != other.text for other in chosen)]
+        return True
 
     def _quote(
         self,
@@ -429,9 +476,10 @@ class ExtractiveGenerator:
         for group in selection.groups:
             marker = f"[{citation_number(group[0].passage, passages)}]"
             entry = entry_name(passages[group[0].passage].chunk, group[0]) if passages else ""
-            if entry and group[0].kind != "term":
-                # A definition quoted without its signature (the chunk began after it) is
-                # named by the entry it documents.
+            if entry and group[0].kind != "term" and entry not in " ".join(u.text for u in group):
+                # A definition quoted without its signature (the chunk began after it), or a
+                # setting's section ("Default: Expire after 1 day."), is named by the entry it
+                # documents.
                 group = [replace(group[0], text=f"`{entry}`: {group[0].text}"), *group[1:]]
             run: list[Unit] = []
             for unit in group:

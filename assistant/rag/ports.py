@@ -64,10 +64,12 @@ class Reranker(Protocol):
 
 
 class SectionLookup(Protocol):
-    """The chunks that follow the given ones in their sections (same document and link, the
-    next places in it), at most `depth` after each, in document order."""
+    """The chunks around the given ones in their sections (same document and link): at most
+    `before` right before each and `depth` right after it, in document order."""
 
-    def __call__(self, chunks: Sequence[Chunk], *, depth: int = ...) -> list[Chunk]: ...
+    def __call__(
+        self, chunks: Sequence[Chunk], *, depth: int = ..., before: int = ...
+    ) -> list[Chunk]: ...
 
 
 class ChunkLookup(Protocol):

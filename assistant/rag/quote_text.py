@@ -32,7 +32,7 @@ def paragraph_text(units: Sequence[Unit], marker: str) -> str:
 
 def term_text(signature: str) -> str:
     """A signature reads as code; a term in words (a definition's "Parameters") as words."""
-    if "`" in signature or not _names_code(signature):
+    if "`" in signature or not names_code(signature):
         return f"{signature}:"
     return f"`{signature}`:"
 
@@ -43,11 +43,20 @@ _DOTTED_NAME = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)+")
 _CALLED_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 
 
-def _names_code(term: str) -> bool:
-    """An entry's signature ("get(timeout=None)", "requests.codes", "max_redirects"), not a
-    field of its definition in words ("Parameters", "Return type")."""
+#: A signature that is a declaration keyword and a name ("property ok", "class Session").
+_DECLARED_NAME = re.compile(
+    r"(?:abstract|async|attribute|class|classmethod|const|data|def|enum|exception|final|fn|"
+    r"function|interface|method|module|property|static|staticmethod|struct|trait|type|var)"
+    r"\s+[A-Za-z_]\w*",
+)
+
+
+def names_code(term: str) -> bool:
+    """An entry's signature ("get(timeout=None)", "requests.codes", "max_redirects", "property
+    ok"), not a field of its definition in words ("Parameters", "Return type")."""
     return bool(
         _CALLED_NAME.search(term) or _DOTTED_NAME.search(term) or "_" in term or "=" in term
+        or _DECLARED_NAME.fullmatch(term.strip("`").strip())
     )
 
 
@@ -56,13 +65,16 @@ def entry_name(chunk: Chunk, unit: Unit | None = None) -> str:
     signature before it in the passage ("exception requests.ConnectTimeout(*args)" ->
     "requests.ConnectTimeout"), else the entry the passage's anchor names, for a passage cut
     after its signature ("celery.Celery.autodiscover_tasks"); "" for other passages. A
-    reference passage may hold several entries: the anchor names only the first."""
+    reference passage may hold several entries: the anchor names only the first. Another
+    page's section whose heading names code (a setting's own section, "result_expires") is
+    named by its heading."""
     if chunk.kind != "reference":
-        return ""
+        heading = chunk.title.rpartition(" > ")[2].strip().strip("`")
+        return heading if heading and not heading.count(" ") and names_code(heading) else ""
     if unit is not None:
         terms = [
             u for u in passage_items(unit.passage, chunk.text)
-            if u.kind == "term" and u.position < unit.position and _names_code(u.text)
+            if u.kind == "term" and u.position < unit.position and names_code(u.text)
         ]  # fmt: skip
         if terms:
             signature = terms[-1].text.strip("`")

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from assistant.rag.quote_text import names_code
 from assistant.rag.types import Candidate, Chunk
 from assistant.rag.units import Unit, passage_items
 
@@ -41,24 +43,38 @@ _CHAINED = 10_000
 
 
 def section_items(
-    passages: Sequence[Candidate], index: int, following: Sequence[Chunk] = ()
+    passages: Sequence[Candidate], index: int, neighbours: Sequence[Chunk] = ()
 ) -> list[Unit]:
-    """The items of a passage, followed by those of the chunks cut after it from the same
-    section (the same document and link, the next places in it), kept or `following`: a
-    quote may go on where the chunk ends. The later chunks' items count as the first's (one
-    source, one marker); a sentence two overlapping chunks share is read once."""
+    """The items of a passage, preceded by those of the chunk cut right before it from the same
+    section and followed by those of the chunks cut after it (the same document and link, the
+    next places in it), kept or `neighbours`: a quote may start with what its first sentence
+    points back to, and go on where the chunk ends. The other chunks' items count as the
+    passage's own (one source, one marker); a sentence two overlapping chunks share is read
+    once."""
     first = passages[index].chunk
-    chunks = [*(c.chunk for c in passages), *following]
+    chunks = [*(c.chunk for c in passages), *neighbours]
     items = passage_items(index, first.text)
     seen = {u.text for u in items}
-    ordinal, link = first.ordinal, 1
-    while first.document and first.url and ordinal >= 0:
-        follower = next(
+
+    def place(chunk: Chunk) -> Chunk | None:
+        return next(
             (c for c in chunks
-             if c.document == first.document and c.url == first.url
-             and c.ordinal == ordinal + 1),
+             if c.document == first.document and c.url == first.url and c.ordinal == chunk),
             None,
         )  # fmt: skip
+
+    if first.document and first.url and first.ordinal > 0:
+        before = place(first.ordinal - 1)
+        if before is not None:
+            earlier = [u for u in passage_items(index, before.text) if u.text not in seen]
+            items[:0] = [
+                replace(unit, position=unit.position - _CHAINED, block=unit.block - _CHAINED)
+                for unit in earlier
+            ]
+            seen.update(u.text for u in earlier)
+    ordinal, link = first.ordinal, 1
+    while first.document and first.url and ordinal >= 0:
+        follower = place(ordinal + 1)
         if follower is None:
             break
         for unit in passage_items(index, follower.text):
@@ -72,6 +88,55 @@ def section_items(
     return items
 
 
+#: A sentence that opens by pointing back ("This causes problems ...", "So if you're making
+#: several requests ...", "At this point only the headers ...") says half of what it means:
+#: the quote starts with the sentence it points to.
+_POINTS_BACK = re.compile(
+    r"(?:This|These|That|Those|It|Its|They|Their|So|Thus|Hence|Therefore|Then|Also|However|"
+    r"But|Otherwise|Such|Instead|Alternatively|Consequently|Likewise|Similarly|Furthermore|"
+    r"Moreover|In (?:this|that|such a|either|both) cases?|At this point|As a result|"
+    r"For this reason|To do (?:so|this|that)|This way|In addition)\b"
+)
+#: How many sentences a quote reaches back for what its first one points to.
+MAX_ANTECEDENTS = 2
+
+
+def _lead_of(items: Sequence[Unit], at: int, said: str) -> list[Unit]:
+    """What the item at `at` starts from: the signature of the API entry it belongs to (not a
+    field of it in words, "Parameters") with the entry's first sentence (an entry's summary, "Returns True if status_code is less than
+    400", before "This is not a check for 200 OK"), or the sentences before it that a
+    sentence pointing back needs, or the code block it points back to with its lead."""
+    term = next(
+        (i for i in range(at - 1, -1, -1) if items[i].kind != "sentence"), None
+    )
+    if (
+        items[at].kind == "sentence" and term is not None and items[term].kind == "term"
+        and names_code(items[term].text)
+    ):  # fmt: skip
+        start = [items[term]]
+        if term + 1 < at:
+            start.append(items[term + 1])
+        return start
+    lead: list[Unit] = []
+    i = at
+    while (
+        len(lead) < MAX_ANTECEDENTS and i > 0 and items[i].kind == "sentence"
+        and _POINTS_BACK.match(items[i].text)
+    ):  # fmt: skip
+        previous = items[i - 1]
+        if said and previous.text in said:
+            break
+        if previous.kind == "code":
+            if i >= 2 and introduces_code(items, i - 2) and not (said and items[i - 2].text in said):
+                lead[:0] = [items[i - 2], previous]
+            break
+        if previous.kind != "sentence":
+            break
+        lead.insert(0, previous)
+        i -= 1
+    return lead
+
+
 def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str = "") -> list[Unit]:
     """The best sentence and what follows it in its section while it belongs to it: the rest
     of its paragraph; the code block or list right after it; the next paragraph while the
@@ -79,16 +144,14 @@ def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str =
     paragraph is a sentence introducing code. It stops after a code block (the code a lead
     introduces is the answer it leads to) unless a sentence introducing the next step's code
     follows at once, at the next API entry, a code block too long to quote, or `max_words` of
-    prose. The first
-    sentence of an API entry's definition comes with the entry's signature. What a follow-up's
-    previous answer already said is not said again."""
+    prose. A sentence of an API entry's definition comes after the entry's signature and first
+    sentence; one that points back ("So if ...", "At this point ...") after what it points to
+    (`_lead_of`). What a follow-up's previous answer already said is not said again."""
     at = next((i for i, u in enumerate(items) if u.position == best.position), None)
     if at is None:
         return [best]
-    quote = [items[at]]
-    if items[at].kind == "sentence" and at > 0 and items[at - 1].kind == "term":
-        quote.insert(0, items[at - 1])
-    words = sum(len(u.text.split()) for u in quote)
+    quote = [*_lead_of(items, at, said), items[at]]
+    words = sum(len(u.text.split()) for u in quote if u.kind != "code")
     block, last, codes = items[at].block, items[at], 0
     for index in range(at + 1, len(items)):
         item = items[index]

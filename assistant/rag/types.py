@@ -166,6 +166,7 @@ class Prompt:
     messages: tuple[Turn, ...]  # conversation so far, ending with the user's question
     question: Question
     passages: tuple[Candidate, ...]
-    #: The chunks that come right after kept passages in their sections (not kept
-    #: themselves): a quote may read on into them (ports.SectionLookup).
-    following: tuple[Chunk, ...] = ()
+    #: The chunks right before and after kept passages in their sections (not kept
+    #: themselves): a quote may read on into the next ones, and start in the one before
+    #: with what a sentence points back to (ports.SectionLookup).
+    neighbours: tuple[Chunk, ...] = ()

@@ -134,9 +134,9 @@ def test_a_site_of_every_kind_is_read_and_its_source_listing_is_skipped(  # noqa
     assert [e["url"].rsplit("/", 1)[-1] for e in run.errors] == ["broken.html"]
 
 
-def test_the_chunks_after_a_passage_in_its_section_are_read_in_order(site, store, project) -> None:  # noqa: ANN001
+def test_the_chunks_around_a_passage_in_its_section_are_read_in_order(site, store, project) -> None:  # noqa: ANN001
     from ingestion.models import Chunk
-    from ingestion.selectors import chunks_by_vector_id, following_chunks
+    from ingestion.selectors import chunks_by_vector_id, section_chunks
 
     long_section = "".join(
         f"<p>Step {n}: the scheduler keeps its state in a small local file, and it reads the "
@@ -162,8 +162,11 @@ def test_the_chunks_after_a_passage_in_its_section_are_read_in_order(site, store
     assert len(rows) >= 3
     first = chunks_by_vector_id([rows[0].vector_id])[rows[0].vector_id]
 
-    after = following_chunks([first], depth=2)
+    after = section_chunks([first], depth=2)
 
     assert [c.id for c in after] == [rows[1].vector_id, rows[2].vector_id]
     last = chunks_by_vector_id([rows[-1].vector_id])[rows[-1].vector_id]
-    assert following_chunks([last]) == []  # the next section is not this one's
+    # The chunk before the last is read too (what its first sentence points back to); the
+    # next section is not this one's.
+    assert [c.id for c in section_chunks([last])] == [rows[-2].vector_id]
+    assert section_chunks([last], before=0) == []

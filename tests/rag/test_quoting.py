@@ -216,7 +216,7 @@ def test_a_quote_reads_on_into_the_chunk_that_follows_in_its_section(quoting):
     elsewhere = Chunk("c", "Unrelated words.", "Other", url="s.html#other", document="7", ordinal=5)
     prompt = Prompt(
         system="", messages=(), question=Question("How do I run a job every 30 seconds?"),
-        passages=(Candidate(lead, 0.9, relevance=0.9, kept=True),), following=(after, elsewhere),
+        passages=(Candidate(lead, 0.9, relevance=0.9, kept=True),), neighbours=(after, elsewhere),
     )  # fmt: skip
     answered = "".join(quoting.stream(prompt))
     assert "add an entry to the schedule." in answered

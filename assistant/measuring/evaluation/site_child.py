@@ -112,7 +112,7 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     from assistant.rag.types import Chunk as PassageChunk
     from assistant.wiring import runtime
     from ingestion.models import Chunk
-    from ingestion.selectors import chunks_by_vector_id, following_chunks, search_scope
+    from ingestion.selectors import chunks_by_vector_id, section_chunks, search_scope
 
     base = arguments["base"]
     chunks: dict[str, IndexedChunk] = {}
@@ -148,7 +148,7 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         answer=answer_step(
             index, retriever, generator=arguments.get("generator") or "auto",
             check_llm_answers=bool(arguments.get("check_llm_answers")),
-            sections=following_chunks,
+            sections=section_chunks,
         ) if arguments.get("answers") else None,
     )  # fmt: skip
     print(file=sys.stderr)
