@@ -162,15 +162,14 @@ class ExtractiveGenerator:
         chosen: list[Unit] = []
         missing: list[Question] = []
         for number, part in enumerate(parts):
-            asked_part = question
-            if len(parts) > 1:
-                # A part that points back ("... deleted, and can I change that?", "How do I
-                # use it?") is read after the part it points to, as a follow-up is.
-                earlier = parts[number - 1] if number and _POINTER.search(part) else ""
-                asked_part = replace(question, text=part, leans_on=earlier)
+            asked_part = replace(question, text=part) if len(parts) > 1 else question
             scored = self._scored(units, texts, asked_part)
             if len(parts) > 1 and scored[0][1] < PART_FLOOR:
-                missing.append(asked_part)
+                # A later part that points back ("... deleted, and can I change that?") may
+                # read as nothing alone: it is asked of what the part before it names, whose
+                # quote answers it if anything kept does; it is not named as missing.
+                if not (number and _POINTER.search(part)):
+                    missing.append(asked_part)
                 continue
             quoted = self._quote(
                 scored, said, items, self.max_words // len(parts), asked_part, prompt.passages
@@ -347,14 +346,15 @@ class ExtractiveGenerator:
         others: list[list[Unit]] = []
         for passage in sorted(items):
             url = passages[passage].chunk.url
-            best = next((u for u, _ in scored if u.passage == passage), None)
-            if (
-                passage == quote[0].passage
-                or url in sections
-                or best is None
-                or best.text in quoted
-                or (said and best.text in said)
-            ):
+            # Its best sentence not quoted yet: overlapping chunks share a sentence, and the
+            # shared one may be the best of both (the parameter list that holds `max_retries`
+            # ends with the sentence its entry's next chunk starts with).
+            best = next(
+                (u for u, _ in scored
+                 if u.passage == passage and u.text not in quoted and not (said and u.text in said)),
+                None,
+            )  # fmt: skip
+            if passage == quote[0].passage or url in sections or best is None:
                 continue
             more = quote_from(items[passage], best, max_words=MORE_WORDS, said=said)
             more = [u for u in more if u.text not in quoted]
