@@ -106,6 +106,24 @@ def test_a_long_code_block_is_cut_between_lines_and_each_part_fenced() -> None:
     assert code_parts[0].text.startswith("Run this:")  # with its lead-in
 
 
+def test_a_code_block_keeps_its_lead_paragraph_in_the_overlaps_room() -> None:
+    lead = "With iter_lines you can iterate over streaming APIs. " * 4 + "Simply do this:"
+    code = "\n".join(f"print(line_{i})" for i in range(20))
+    doc = f"# Streaming\n\nAn opening paragraph.\n\n{lead}\n\n```python\n{code}\n```\n"
+    lead_words, code_words = words(lead), words(f"```python\n{code}\n```")
+    budget = 48
+    assert budget < lead_words + code_words <= budget + 10 and code_words <= budget
+
+    pieces = chunk_markdown(doc, count_tokens=words, max_tokens=budget, overlap_tokens=10)
+
+    with_code = [p for p in pieces if "```python" in p.text]
+    assert len(with_code) == 1 and with_code[0].text.startswith(lead)  # read with its lead
+    assert [p.text for p in pieces if lead in p.text] == [with_code[0].text]  # said once
+    # Without the overlap's room they part, as any two blocks over the budget do.
+    apart = chunk_markdown(doc, count_tokens=words, max_tokens=budget, overlap_tokens=0)
+    assert not any(lead in p.text and "```python" in p.text for p in apart)
+
+
 def test_a_document_with_ids_anchors_chunks_by_them_and_one_without_by_slugs() -> None:
     with_ids = (
         "{#top}\n\nIntro.\n\n## Setup guide {#setup}\n\nStep one.\n\n{#step-two}\n\nStep two."
