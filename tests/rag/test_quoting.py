@@ -359,3 +359,108 @@ def test_a_signature_reads_as_code_and_a_field_name_as_words():
     assert term_text("id = None") == "`id = None`:"
     assert term_text("Parameters") == "Parameters:"
     assert term_text("Return type") == "Return type:"
+
+
+SESSIONS = """The Session object keeps certain parameters across requests. It also keeps cookies
+across all requests made from the Session instance, and uses `urllib3`'s connection pool.
+
+So if you make several requests to the same host, the underlying TCP connection is reused,
+which can make them much faster.
+
+A Session object has all the methods of the main API."""
+
+
+def test_a_sentence_that_points_back_is_quoted_after_what_it_points_to(quoting):
+    text = answer(
+        quoting,
+        Question("My many calls to one host are slow. How do I reuse the TCP connection?"),
+        passage(SESSIONS, "Advanced > Session Objects"),
+    )
+    # The best sentence ("So if you make several requests ...") names neither the object nor
+    # how: the two sentences it points back to do.
+    assert "TCP connection is reused" in text
+    assert text.index("The Session object keeps") < text.index("It also keeps cookies")
+    assert text.index("It also keeps cookies") < text.index("So if you make")
+    assert "all the methods" not in text
+
+
+BODY_BEFORE = """By default the body of a response is downloaded at once. You can defer it until
+you read `Response.content` with the `stream` parameter:
+
+```python
+r = client.get(url, stream=True)
+```"""
+BODY_AFTER = """At this point only the response headers have been downloaded and the connection
+remains open, so reading the content can depend on them:
+
+```python
+if int(r.headers['content-length']) < TOO_LONG:
+    content = r.content
+```"""
+
+
+def test_a_chunk_that_starts_by_pointing_back_is_quoted_with_the_chunk_before_it(quoting):
+    before = Chunk("b0", BODY_BEFORE, "Advanced > Body Content Workflow", url="adv.html#body",
+                   document="adv", ordinal=6)  # fmt: skip
+    after = Chunk("b1", BODY_AFTER, "Advanced > Body Content Workflow", url="adv.html#body",
+                  document="adv", ordinal=7)  # fmt: skip
+    question = Question("Can I check the Content-Length header before downloading the body?")
+    prompt = Prompt(system="", messages=(), question=question,
+                    passages=(Candidate(after, 0.9, relevance=0.99, kept=True),),
+                    neighbours=(before,))  # fmt: skip
+    text = "".join(quoting.stream(prompt))
+    assert "stream=True" in text  # what "At this point" means, from the chunk before
+    assert text.index("stream=True") < text.index("At this point")
+    assert "TOO_LONG" in text
+    without = answer(quoting, question, Candidate(after, 0.9, relevance=0.99, kept=True))
+    assert "stream=True" not in without
+
+
+OK_ENTRY = """property ok
+:   Returns True if `status_code` is less than 400, False if not.
+
+This attribute checks whether the status code is between 400 and 600. If the status code is
+between 200 and 400, this will return True. This is **not** a check for `200 OK`."""
+
+
+def test_a_later_sentence_of_an_api_entry_comes_after_the_entrys_first_sentence(quoting):
+    chunk = Chunk("ok", OK_ENTRY, "Developer Interface > Response", kind="reference",
+                  url="api.html#requests.Response.ok", document="api", ordinal=2)  # fmt: skip
+    text = answer(
+        quoting,
+        Question("Does r.ok mean the status code was exactly 200?"),
+        Candidate(chunk, 0.9, relevance=0.99, kept=True),
+    )
+    assert "not** a check for `200 OK`" in text
+    assert "less than 400" in text  # the entry's own summary
+    assert text.index("less than 400") < text.index("not** a check")
+
+
+EXPIRES = """Default: Expire after 1 day.
+
+Time (in seconds, or a `timedelta` object) after which stored task results are deleted. A
+built-in periodic task deletes the results after this time."""
+
+
+def test_a_setting_quoted_from_its_own_section_is_named_and_a_part_pointing_back_is_not_missing(
+    quoting,
+):  # noqa: ANN001
+    chunk = Chunk("e", EXPIRES, "Configuration > Result backend settings > result_expires",
+                  url="configuration.html#result-expires", document="conf", ordinal=40)  # fmt: skip
+    text = answer(
+        quoting,
+        Question("How long are task results kept before they are deleted, and can I change "
+                 "that?"),
+        Candidate(chunk, 0.9, relevance=0.99, kept=True),
+    )  # fmt: skip
+    assert text.startswith("`result_expires`: ")  # which setting the sentences are about
+    assert "stored task results are deleted" in text
+    assert "Not found" not in text  # "can I change that?" asks about the setting quoted
+    # A part that names its own subject and that nothing speaks to is still named.
+    other = answer(
+        quoting,
+        Question("How long are task results kept before they are deleted? How do I get a "
+                 "refund for my plan?"),
+        Candidate(chunk, 0.9, relevance=0.99, kept=True),
+    )  # fmt: skip
+    assert "Not found in the documents: How do I get a refund for my plan?" in other
