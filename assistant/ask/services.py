@@ -22,7 +22,7 @@ from assistant.rag.related import related_pages
 from assistant.rag.types import SORRY, Question, Retrieval, Turn, Unwritten, Waiting, Written
 from assistant.wiring import runtime
 from ingestion.curated import curated_answers_used
-from ingestion.selectors import chunks_by_vector_id, section_chunks, search_scope
+from ingestion.selectors import chunks_by_vector_id, search_scope, section_chunks
 
 logger = logging.getLogger(__name__)
 

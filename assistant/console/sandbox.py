@@ -23,7 +23,7 @@ from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import RelatedPage, related_pages
 from assistant.rag.types import Part, Prompt, Question, Turn
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, section_chunks, search_scope
+from ingestion.selectors import chunks_by_vector_id, search_scope, section_chunks
 
 logger = logging.getLogger(__name__)
 

@@ -197,11 +197,10 @@ class ExtractiveGenerator:
         prompt: Prompt,
     ) -> bool:
         """Whether a part no single sentence speaks to is answered all the same: by what the
-        answer quotes, read whole ("It also persists cookies across all requests made from
-        the Session instance" after "The Session object ..." answers "keep cookies between
-        calls?"), or by a kept passage read whole (relevant on its own: the gate's 0.5),
-        whose best sentence for the part is then quoted too (added to `chosen`). A part is
-        named as not found only when no kept passage holds it."""
+        answer quotes, read whole (a quote's sentences together may answer what none does
+        alone), or by a kept passage read whole (relevant on its own: the gate's 0.5), whose
+        best sentence for the part is then quoted too (added to `chosen`). A part is named as
+        not found only when no kept passage holds it."""
         query = sentence_query(part)
         groups = in_document_order(chosen, prompt.passages)
         quoted = [
@@ -347,13 +346,9 @@ class ExtractiveGenerator:
         for passage in sorted(items):
             url = passages[passage].chunk.url
             # Its best sentence not quoted yet: overlapping chunks share a sentence, and the
-            # shared one may be the best of both (the parameter list that holds `max_retries`
-            # ends with the sentence its entry's next chunk starts with).
-            best = next(
-                (u for u, _ in scored
-                 if u.passage == passage and u.text not in quoted and not (said and u.text in said)),
-                None,
-            )  # fmt: skip
+            # shared one may be the best of both; what the other chunk adds is its own.
+            fresh = (u for u, _ in scored if u.passage == passage and u.text not in quoted)
+            best = next((u for u in fresh if not (said and u.text in said)), None)
             if passage == quote[0].passage or url in sections or best is None:
                 continue
             more = quote_from(items[passage], best, max_words=MORE_WORDS, said=said)

@@ -55,7 +55,10 @@ def names_code(term: str) -> bool:
     """An entry's signature ("get(timeout=None)", "requests.codes", "max_redirects", "property
     ok"), not a field of its definition in words ("Parameters", "Return type")."""
     return bool(
-        _CALLED_NAME.search(term) or _DOTTED_NAME.search(term) or "_" in term or "=" in term
+        _CALLED_NAME.search(term)
+        or _DOTTED_NAME.search(term)
+        or "_" in term
+        or "=" in term
         or _DECLARED_NAME.fullmatch(term.strip("`").strip())
     )
 

@@ -56,10 +56,10 @@ def section_items(
     items = passage_items(index, first.text)
     seen = {u.text for u in items}
 
-    def place(chunk: Chunk) -> Chunk | None:
+    def place(ordinal: int) -> Chunk | None:
         return next(
             (c for c in chunks
-             if c.document == first.document and c.url == first.url and c.ordinal == chunk),
+             if c.document == first.document and c.url == first.url and c.ordinal == ordinal),
             None,
         )  # fmt: skip
 
@@ -103,12 +103,11 @@ MAX_ANTECEDENTS = 2
 
 def _lead_of(items: Sequence[Unit], at: int, said: str) -> list[Unit]:
     """What the item at `at` starts from: the signature of the API entry it belongs to (not a
-    field of it in words, "Parameters") with the entry's first sentence (an entry's summary, "Returns True if status_code is less than
-    400", before "This is not a check for 200 OK"), or the sentences before it that a
-    sentence pointing back needs, or the code block it points back to with its lead."""
-    term = next(
-        (i for i in range(at - 1, -1, -1) if items[i].kind != "sentence"), None
-    )
+    field of it in words, "Parameters") with the entry's first sentence, its summary
+    ("Returns True if status_code is less than 400" before "This is not a check for 200 OK");
+    or the sentences before it that a sentence pointing back needs, or the code block it
+    points back to with its lead."""
+    term = next((i for i in range(at - 1, -1, -1) if items[i].kind != "sentence"), None)
     if (
         items[at].kind == "sentence" and term is not None and items[term].kind == "term"
         and names_code(items[term].text)
@@ -127,8 +126,9 @@ def _lead_of(items: Sequence[Unit], at: int, said: str) -> list[Unit]:
         if said and previous.text in said:
             break
         if previous.kind == "code":
-            if i >= 2 and introduces_code(items, i - 2) and not (said and items[i - 2].text in said):
-                lead[:0] = [items[i - 2], previous]
+            lead_in = items[i - 2] if i >= 2 and introduces_code(items, i - 2) else None
+            if lead_in is not None and not (said and lead_in.text in said):
+                lead[:0] = [lead_in, previous]
             break
         if previous.kind != "sentence":
             break

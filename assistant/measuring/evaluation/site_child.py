@@ -112,7 +112,7 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     from assistant.rag.types import Chunk as PassageChunk
     from assistant.wiring import runtime
     from ingestion.models import Chunk
-    from ingestion.selectors import chunks_by_vector_id, section_chunks, search_scope
+    from ingestion.selectors import chunks_by_vector_id, search_scope, section_chunks
 
     base = arguments["base"]
     chunks: dict[str, IndexedChunk] = {}
