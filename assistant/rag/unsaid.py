@@ -57,7 +57,8 @@ _PASSAGE_ACCOUNT = re.compile(
 )
 _FUTURE = re.compile(
     r"\b(will be released|be released|release date|released when|when will|going to|upcoming|"
-    r"next (major )?(release|version)|roadmap|planned|is due|be due|future)\b",
+    r"next(?: [\w-]+){0,3} (release|version)s?|(release|version)s? (is |are )?scheduled|"
+    r"roadmap|planned|is due|be due|future)\b",
     re.IGNORECASE,
 )
 #: A question about a version itself (when it comes, what it changes, whether to move to it),

@@ -35,6 +35,10 @@ def test_what_is_to_come_is_not_read_from_a_changelog():
         unsaid("What is on the roadmap for the next release?", CHANGES)
     )
     assert unsaid("What is on the roadmap for the next release?", kept("The roadmap: ...")) == []
+    for coming in ("When is the next Celery security release scheduled?",
+                   "Which Python versions are scheduled for the 6.x series?"):  # fmt: skip
+        assert "a changelog tells what came" in " ".join(unsaid(coming, CHANGES)), coming
+    assert unsaid("How do I list the scheduled tasks of a worker?", CHANGES) == []
 
 
 def test_money_is_asked_of_passages_that_speak_of_money():
