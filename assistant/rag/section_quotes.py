@@ -97,6 +97,12 @@ _POINTS_BACK = re.compile(
     r"Moreover|In (?:this|that|such a|either|both) cases?|At this point|As a result|"
     r"For this reason|To do (?:so|this|that)|This way|In addition)\b"
 )
+
+
+def _points_back(item: Unit) -> bool:
+    return item.kind == "sentence" and _POINTS_BACK.match(item.text) is not None
+
+
 #: How many sentences a quote reaches back for what its first one points to.
 MAX_ANTECEDENTS = 2
 
@@ -118,10 +124,7 @@ def _lead_of(items: Sequence[Unit], at: int, said: str) -> list[Unit]:
         return start
     lead: list[Unit] = []
     i = at
-    while (
-        len(lead) < MAX_ANTECEDENTS and i > 0 and items[i].kind == "sentence"
-        and _POINTS_BACK.match(items[i].text)
-    ):  # fmt: skip
+    while len(lead) < MAX_ANTECEDENTS and i > 0 and _points_back(items[i]):
         previous = items[i - 1]
         if said and previous.text in said:
             break
@@ -141,7 +144,8 @@ def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str =
     """The best sentence and what follows it in its section while it belongs to it: the rest
     of its paragraph; the code block or list right after it; the next paragraph while the
     quote is short, its last sentence ends with ":" (it introduces what follows), or the next
-    paragraph is a sentence introducing code. It stops after a code block (the code a lead
+    paragraph is a sentence introducing code or points back at the quote ("So you have to
+    ..."). It stops after a code block (the code a lead
     introduces is the answer it leads to) unless a sentence introducing the next step's code
     follows at once, at the next API entry, a code block too long to quote, or `max_words` of
     prose. A sentence of an API entry's definition comes after the entry's signature and first
@@ -168,9 +172,11 @@ def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str =
                 break
             continue
         if item.block != block:
-            if not (
-                last.text.endswith(":") or words < MIN_LEAD_WORDS or introduces_code(items, index)
-            ):
+            # The next paragraph belongs to the quote when the quote introduces it, is still
+            # short, or when it points back at the quote ("So you have to increase the
+            # visibility timeout ..." after what the timeout causes).
+            goes_on = last.text.endswith(":") or words < MIN_LEAD_WORDS
+            if not (goes_on or introduces_code(items, index) or _points_back(item)):
                 break
             block = item.block
         if said and item.text in said:

@@ -464,3 +464,26 @@ def test_a_setting_quoted_from_its_own_section_is_named_and_a_part_pointing_back
         Candidate(chunk, 0.9, relevance=0.99, kept=True),
     )  # fmt: skip
     assert "Not found in the documents: How do I get a refund for my plan?" in other
+
+
+VISIBILITY = """If a job isn't acknowledged within the visibility timeout, it is delivered to
+another worker and run again.
+
+This causes problems with delayed jobs whose delay exceeds the visibility timeout: they run
+again, and again, in a loop.
+
+So you have to increase the `visibility_timeout` to match the longest delay you plan to use.
+
+Periodic jobs are not affected by the visibility timeout."""
+
+
+def test_a_paragraph_that_points_back_at_the_quote_goes_on_with_it(quoting):
+    text = answer(
+        quoting,
+        Question("A job delayed by several hours runs again and again. Why?"),
+        passage(VISIBILITY, "Using the queue > Caveats > Visibility timeout"),
+    )
+    assert "again, and again, in a loop" in text
+    assert "If a job isn't acknowledged" in text  # what "This causes problems" points to
+    assert "increase the `visibility_timeout`" in text  # what "So" draws from it
+    assert "Periodic jobs" not in text
