@@ -90,9 +90,11 @@ def section_items(
 
 #: A sentence that opens by pointing back ("This causes problems ...", "So if you're making
 #: several requests ...", "At this point only the headers ...") says half of what it means:
-#: the quote starts with the sentence it points to.
+#: the quote starts with the sentence it points to. Not an "it" that points ahead ("It should
+#: be noted that ...", "It is recommended to ...").
 _POINTS_BACK = re.compile(
-    r"(?:This|These|That|Those|It|Its|They|Their|So|Thus|Hence|Therefore|Then|Also|However|"
+    r"(?:This|These|That|Those|It(?!(?:'s| is| was|(?: should| may| might| can| would| will)"
+    r" be)(?: \w+){1,3}? (?:to|that)\b)|Its|They|Their|So|Thus|Hence|Therefore|Then|Also|However|"
     r"But|Otherwise|Such|Instead|Alternatively|Consequently|Likewise|Similarly|Furthermore|"
     r"Moreover|In (?:this|that|such a|either|both) cases?|At this point|As a result|"
     r"For this reason|To do (?:so|this|that)|This way|In addition)\b"
@@ -154,8 +156,12 @@ def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str =
     at = next((i for i, u in enumerate(items) if u.position == best.position), None)
     if at is None:
         return [best]
-    quote = [*_lead_of(items, at, said), items[at]]
-    words = sum(len(u.text.split()) for u in quote if u.kind != "code")
+    # What the sentence starts from is context: `max_words` counts from the sentence on, but
+    # a quote with its context is no short lead.
+    lead = _lead_of(items, at, said)
+    quote = [*lead, items[at]]
+    words = len(items[at].text.split())
+    context = sum(len(u.text.split()) for u in lead if u.kind != "code")
     block, last, codes = items[at].block, items[at], 0
     for index in range(at + 1, len(items)):
         item = items[index]
@@ -175,7 +181,7 @@ def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str =
             # The next paragraph belongs to the quote when the quote introduces it, is still
             # short, or when it points back at the quote ("So you have to increase the
             # visibility timeout ..." after what the timeout causes).
-            goes_on = last.text.endswith(":") or words < MIN_LEAD_WORDS
+            goes_on = last.text.endswith(":") or context + words < MIN_LEAD_WORDS
             if not (goes_on or introduces_code(items, index) or _points_back(item)):
                 break
             block = item.block
