@@ -94,8 +94,8 @@ def section_items(
 #: be noted that ...", "It is recommended to ...").
 _POINTS_BACK = re.compile(
     r"(?:This|These|That|Those|It(?!(?:'s| is| was|(?: should| may| might| can| would| will)"
-    r" be)(?: \w+){1,3}? (?:to|that)\b)|Its|They|Their|So|Thus|Hence|Therefore|Then|Also|However|"
-    r"But|Otherwise|Such|Instead|Alternatively|Consequently|Likewise|Similarly|Furthermore|"
+    r" be)(?: [\w*_]+){1,4}? (?:to|that)\b)|Its|They|Their|So|Thus|Hence|Therefore|Then|Also|"
+    r"However|But|Otherwise|Such|Instead|Alternatively|Consequently|Likewise|Similarly|Furthermore|"
     r"Moreover|In (?:this|that|such a|either|both) cases?|At this point|As a result|"
     r"For this reason|To do (?:so|this|that)|This way|In addition)\b"
 )

@@ -487,3 +487,14 @@ def test_a_paragraph_that_points_back_at_the_quote_goes_on_with_it(quoting):
     assert "If a job isn't acknowledged" in text  # what "This causes problems" points to
     assert "increase the `visibility_timeout`" in text  # what "So" draws from it
     assert "Periodic jobs" not in text
+
+
+def test_an_it_that_points_ahead_starts_no_reach_back():
+    from assistant.rag.section_quotes import quote_from
+    from assistant.rag.units import passage_items
+
+    items = passage_items(0, "Version 2 dropped Python 2.\n\nIt is *highly* recommended to move "
+                             "to Python 3 now.\n\nIt still reads old config files.")  # fmt: skip
+    ahead, back = items[1], items[2]
+    assert [u.text for u in quote_from(items, ahead, max_words=10)][0] == ahead.text
+    assert [u.text for u in quote_from(items, back, max_words=10)][0] == ahead.text
