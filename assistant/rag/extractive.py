@@ -64,6 +64,12 @@ def in_context(units: Sequence[Unit], passages: Sequence[Candidate]) -> list[str
     return [f"{titles[u.passage]}\n{u.text}" if titles[u.passage] else u.text for u in units]
 
 
+def _whole_text(quote: Sequence[Unit], passages: Sequence[Candidate]) -> str:
+    """What the cross-encoder reads of a quote read whole: its passage's title path, then the
+    quote's units, a line each."""
+    return f"{passages[quote[0].passage].chunk.title}\n" + "\n".join(u.text for u in quote)
+
+
 def asked(question: Question) -> str:
     """The question as sentences are judged against it: with the previous question first when
     it leans on it ("How do I export my data? How long does it take?")."""
@@ -160,7 +166,7 @@ class ExtractiveGenerator:
         read = min(len(prompt.passages), MAX_PASSAGES)
         items = {i: section_items(prompt.passages, i, prompt.neighbours) for i in range(read)}
         chosen: list[Unit] = []
-        missing: list[Question] = []
+        missing: list[tuple[Question, list[tuple[Unit, float]]]] = []
         for number, part in enumerate(parts):
             asked_part = replace(question, text=part) if len(parts) > 1 else question
             scored = self._scored(units, texts, asked_part)
@@ -169,7 +175,7 @@ class ExtractiveGenerator:
                 # read as nothing alone: it is asked of what the part before it names, whose
                 # quote answers it if anything kept does; it is not named as missing.
                 if not (number and _POINTER.search(part)):
-                    missing.append(asked_part)
+                    missing.append((asked_part, scored))
                 continue
             quoted = self._quote(
                 scored, said, items, self.max_words // len(parts), asked_part, prompt.passages
@@ -182,30 +188,28 @@ class ExtractiveGenerator:
             scored = self._scored(units, texts, question)
             chosen = self._quote(scored, said, items, self.max_words, question, prompt.passages)
             missing = []
-        missing = [
-            part for part in missing if not self._held(part, chosen, units, texts, items, prompt)
+        unheld = [
+            part.text for part, by in missing if not self._held(part, by, chosen, items, prompt)
         ]
-        return Selection(in_document_order(chosen, prompt.passages), [p.text for p in missing])
+        return Selection(in_document_order(chosen, prompt.passages), unheld)
 
     def _held(
         self,
         part: Question,
+        scored: list[tuple[Unit, float]],
         chosen: list[Unit],
-        units: Sequence[Unit],
-        texts: Sequence[str],
         items: dict[int, list[Unit]],
         prompt: Prompt,
     ) -> bool:
         """Whether a part no single sentence speaks to is answered all the same: by what the
         answer quotes, read whole (a quote's sentences together may answer what none does
         alone), or by a kept passage read whole (relevant on its own: the gate's 0.5), whose
-        best sentence for the part is then quoted too (added to `chosen`). A part is named as
-        not found only when no kept passage holds it."""
+        best sentence for the part (`scored`: the part's sentences, best first) is then quoted
+        too (added to `chosen`). A part is named as not found only when no kept passage holds
+        it."""
         query = sentence_query(part)
-        groups = in_document_order(chosen, prompt.passages)
         quoted = [
-            f"{prompt.passages[g[0].passage].chunk.title}\n" + " ".join(u.text for u in g)
-            for g in groups
+            _whole_text(g, prompt.passages) for g in in_document_order(chosen, prompt.passages)
         ]
         if quoted and max(map(_logit, self.scorer(query, quoted))) >= PART_FLOOR:
             return True
@@ -215,10 +219,10 @@ class ExtractiveGenerator:
         if not holding:
             return False
         passage = max(holding, key=lambda i: read[i])
-        scored = [pair for pair in self._scored(units, texts, part) if pair[0].passage == passage]
-        if not scored:
+        best = next((u for u, _ in scored if u.passage == passage), None)
+        if best is None:
             return False
-        quote = quote_from(items[passage], scored[0][0], max_words=MORE_WORDS)
+        quote = quote_from(items[passage], best, max_words=MORE_WORDS)
         chosen += [u for u in quote if all(u.text != other.text for other in chosen)]
         return True
 
@@ -272,10 +276,7 @@ class ExtractiveGenerator:
         # list or an API entry, reading it whole sees what the sentence alone cannot.
         shown = any(u.kind != "sentence" for q, _ in quotes for u in q)
         if len(quotes) > 1 and shown:
-            texts = [
-                f"{passages[q[0].passage].chunk.title}\n" + "\n".join(u.text for u in q)
-                for q, _ in quotes
-            ]
+            texts = [_whole_text(q, passages) for q, _ in quotes]
             read = self.scorer(sentence_query(question), texts)
             # max() keeps the first of equals: the quote of the better sentence.
             quote = max(zip(quotes, read, strict=True), key=lambda pair: pair[1])[0][0]
@@ -359,11 +360,7 @@ class ExtractiveGenerator:
         if not others:
             return []
         whole = [quote, *others]
-        read = self.scorer(
-            sentence_query(question),
-            [f"{passages[q[0].passage].chunk.title}\n" + "\n".join(u.text for u in q)
-             for q in whole],
-        )  # fmt: skip
+        read = self.scorer(sentence_query(question), [_whole_text(q, passages) for q in whole])
         floor = max(0.0, _logit(read[0]) - MORE_MARGIN)
         near = [q for q, p in zip(others, read[1:], strict=True) if _logit(p) >= floor]
         return [unit for q in near[:MORE_QUOTES] for unit in q]
