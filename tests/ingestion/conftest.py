@@ -12,7 +12,7 @@ import pytest
 from assistant.models import Project
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
-from ingestion.models import Chunk
+from ingestion.models import Chunk, Source
 from tests.ingestion.site_server import Site
 
 
@@ -36,6 +36,14 @@ def store(settings, tmp_path: Path) -> Iterator[object]:  # noqa: ANN001
 @pytest.fixture
 def project(db) -> Project:  # noqa: ANN001
     return Project.objects.create(name=f"ingestion-test-{uuid.uuid4().hex[:8]}")
+
+
+def docs_source(project: Project, site: Site) -> Source:
+    """A website source of the project that crawls the test site from its docs/index.html."""
+    return Source.objects.create(
+        project=project, kind=Source.Kind.WEBSITE, name="docs",
+        config={"start_url": f"{site.url}/docs/index.html"},
+    )  # fmt: skip
 
 
 def retrieved(project: Project, question: str, k: int = 20) -> list[str]:

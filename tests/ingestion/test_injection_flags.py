@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from ingestion.injection import instructions_to_an_assistant
-from ingestion.models import Document, Source
+from ingestion.models import Document
 from ingestion.sync import source_sync
+from tests.ingestion.conftest import docs_source
 from tests.ingestion.site_server import Site
 
 pytestmark = pytest.mark.django_db
@@ -72,8 +73,7 @@ def test_a_crawled_page_with_instructions_is_flagged_and_shown_in_the_console(
     index = (site.root / "docs/index.html").read_text()
     link = '<a href="shipping.html">Shipping</a></main>'
     site.write("docs/index.html", index.replace("</main>", link))
-    source = Source.objects.create(project=project, kind=Source.Kind.WEBSITE, name="docs",
-                                   config={"start_url": f"{site.url}/docs/index.html"})  # fmt: skip
+    source = docs_source(project, site)
     source_sync(source=source)
 
     shipping = Document.objects.get(external_id=f"{site.url}/docs/shipping.html")

@@ -8,9 +8,10 @@ import lxml.html
 import pytest
 
 from ingestion.extraction import decode_page, extract_page
-from ingestion.models import Document, Source
+from ingestion.models import Document
 from ingestion.page_kinds import CHANGELOG, REFERENCE, SOURCE, page_kind
 from ingestion.sync import source_sync
+from tests.ingestion.conftest import docs_source
 from tests.ingestion.site_server import page
 
 pytestmark = pytest.mark.django_db
@@ -113,10 +114,7 @@ def test_a_site_of_every_kind_is_read_and_its_source_listing_is_skipped(  # noqa
                   "client.html")
     )  # fmt: skip
     site.write("docs/index.html", index.replace("</ul>", links + "</ul>"))
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
 
     run = source_sync(source=source)
 
@@ -151,10 +149,7 @@ def test_the_chunks_around_a_passage_in_its_section_are_read_in_order(site, stor
     )  # fmt: skip
     index = (site.root / "docs/index.html").read_text()
     site.write("docs/index.html", index.replace("</ul>", '<li><a href="schedule.html">S</a></ul>'))
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
     source_sync(source=source)
     rows = list(
         Chunk.objects.filter(document__source=source, url__endswith="#every").order_by("ordinal")

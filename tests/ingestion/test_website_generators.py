@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ingestion.models import Document, Source, SyncRun
+from ingestion.models import Document, SyncRun
 from ingestion.sync import source_sync
+from tests.ingestion.conftest import docs_source
 from tests.ingestion.site_server import page
 
 pytestmark = pytest.mark.django_db
@@ -28,10 +29,7 @@ def test_an_xhtml_page_and_a_link_to_an_icon(site, store, project) -> None:  # n
     site.write("docs/index.html", page("Docs", f"<p>{links}</p>"))
     (site.root / "docs" / "reset.html").write_bytes(XHTML.encode("latin-1"))
     (site.root / "docs" / "favicon.ico").write_bytes(b"\x00\x00\x01\x00 not a page")
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
     run = source_sync(source=source)
 
     reset = Document.objects.get(external_id=f"{site.url}/docs/reset.html")
@@ -85,10 +83,7 @@ def test_a_chapter_of_code_and_a_class_of_members_with_their_source_are_read(  #
     site.write("docs/index.html", page("Docs", f"<p>{links}</p>"))
     site.write("docs/final.html", MDBOOK_FINAL_CODE)
     site.write("docs/Converter.html", RDOC_CLASS)
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
 
     run = source_sync(source=source)
 
@@ -118,10 +113,7 @@ NESTED_TABLE = page(
 def test_a_table_inside_a_layout_table_keeps_its_rows(site, store, project) -> None:  # noqa: ANN001
     site.write("docs/index.html", page("Docs", '<p><a href="langs.html">L</a></p>'))
     site.write("docs/langs.html", NESTED_TABLE)
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
 
     source_sync(source=source)
 
@@ -149,10 +141,7 @@ class="title">Uses of Class<br>acme.Widget</h2></div><div class="classUseContain
 def test_headings_without_ids_are_cited_at_a_place_the_page_has(site, store, project) -> None:  # noqa: ANN001
     site.write("docs/index.html", page("Docs", '<p><a href="uses.html">U</a></p>'))
     site.write("docs/uses.html", JAVADOC_USES)
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
 
     source_sync(source=source)
 
@@ -182,10 +171,7 @@ PYDOCTOR_NAMES = page(
 def test_a_heading_after_an_empty_named_target_is_cited_at_it(site, store, project) -> None:  # noqa: ANN001
     site.write("docs/index.html", page("Docs", '<p><a href="names.html">N</a></p>'))
     site.write("docs/names.html", PYDOCTOR_NAMES)
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
 
     source_sync(source=source)
 
@@ -210,10 +196,7 @@ PYDOCTOR_EXAMPLE = page(
 def test_a_paragraph_line_that_starts_with_a_hash_is_no_heading(site, store, project) -> None:  # noqa: ANN001
     site.write("docs/index.html", page("Docs", '<p><a href="url.html">U</a></p>'))
     site.write("docs/url.html", PYDOCTOR_EXAMPLE)
-    source = Source.objects.create(
-        project=project, kind=Source.Kind.WEBSITE, name="docs",
-        config={"start_url": f"{site.url}/docs/index.html"},
-    )  # fmt: skip
+    source = docs_source(project, site)
 
     source_sync(source=source)
 

@@ -33,9 +33,14 @@ REFUND = (
 )
 
 
+def kept(chunk: Chunk, relevance: float = 0.9) -> Candidate:
+    return Candidate(chunk, 0.9, relevance=relevance, kept=True)
+
+
 def passage(text: str, title: str, *, document: str = "", ordinal: int = -1) -> Candidate:
-    chunk = Chunk(f"{document}{ordinal}{title}", text, title, document=document, ordinal=ordinal)
-    return Candidate(chunk, 0.9, relevance=0.9, kept=True)
+    return kept(
+        Chunk(f"{document}{ordinal}{title}", text, title, document=document, ordinal=ordinal)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -164,8 +169,8 @@ def test_a_quote_reads_on_into_the_next_chunk_of_its_section(quoting):
     first = "Cookie jars can also be passed in to requests. Use a jar to scope cookies:"
     second = "```python\njar.set('tasty_cookie', 'yum', domain='httpbin.org', path='/cookies')\n```"
     chunks = [
-        Candidate(Chunk(f"c{n}", text, "Quickstart > Cookies", url="quickstart.html#cookies",
-                        document="quickstart", ordinal=n), 0.9, relevance=r, kept=True)
+        kept(Chunk(f"c{n}", text, "Quickstart > Cookies", url="quickstart.html#cookies",
+                   document="quickstart", ordinal=n), r)
         for n, (text, r) in enumerate(((first, 0.9), (second, 0.6)))
     ]  # fmt: skip
     text = answer(quoting, Question("How do I send a cookie for one domain only?"), *chunks)
@@ -216,7 +221,7 @@ def test_a_quote_reads_on_into_the_chunk_that_follows_in_its_section(quoting):
     elsewhere = Chunk("c", "Unrelated words.", "Other", url="s.html#other", document="7", ordinal=5)
     prompt = Prompt(
         system="", messages=(), question=Question("How do I run a job every 30 seconds?"),
-        passages=(Candidate(lead, 0.9, relevance=0.9, kept=True),), neighbours=(after, elsewhere),
+        passages=(kept(lead),), neighbours=(after, elsewhere),
     )  # fmt: skip
     answered = "".join(quoting.stream(prompt))
     assert "add an entry to the schedule." in answered
@@ -246,7 +251,7 @@ def test_a_sentence_of_an_api_entry_is_named_by_its_own_entry_not_the_passages_f
     text = answer(
         quoting,
         Question("Which timeout error means the request is safe to retry?"),
-        Candidate(chunk, 0.9, relevance=0.9, kept=True),
+        kept(chunk),
     )
     assert "safe to retry" in text
     assert "requests.TooManyRedirects" not in text
@@ -262,15 +267,14 @@ Set it with `worker_prefetch_multiplier = 1` to reserve one task at a time."""
 
 
 def test_a_second_section_about_as_relevant_is_quoted_after_the_first(quoting):
-    guide = Candidate(Chunk("g", GUIDE, "Optimizing > Reserve one task at a time",
-                            url="optimizing.html#reserve-one", document="opt", ordinal=0),
-                      0.9, relevance=0.99, kept=True)  # fmt: skip
-    setting = Candidate(Chunk("s", SETTING, "Configuration > worker_prefetch_multiplier",
-                              url="configuration.html#worker-prefetch-multiplier",
-                              document="conf", ordinal=4),
-                        0.9, relevance=0.93, kept=True)  # fmt: skip
-    unrelated = Candidate(Chunk("u", REFUND, "Refunds", url="refunds.html", document="r"),
-                          0.9, relevance=0.6, kept=True)  # fmt: skip
+    guide = kept(Chunk("g", GUIDE, "Optimizing > Reserve one task at a time",
+                       url="optimizing.html#reserve-one", document="opt", ordinal=0),
+                 0.99)  # fmt: skip
+    setting = kept(Chunk("s", SETTING, "Configuration > worker_prefetch_multiplier",
+                         url="configuration.html#worker-prefetch-multiplier",
+                         document="conf", ordinal=4),
+                   0.93)  # fmt: skip
+    unrelated = kept(Chunk("u", REFUND, "Refunds", url="refunds.html", document="r"), 0.6)
     text = answer(
         quoting,
         Question("One worker grabs many of my long tasks. Which setting controls how many "
@@ -340,9 +344,9 @@ def test_another_chunk_of_the_first_quotes_section_may_be_quoted_too(quoting):
         "{'Accept': '*/*', 'User-Agent': 'python-requests/1.2.0'}\n```",
     )
     chunks = [
-        Candidate(Chunk(f"h{n}", text, "Advanced Usage > Request and Response Objects",
-                        url="advanced.html#request-and-response-objects", document="advanced",
-                        ordinal=n * 3), 0.9, relevance=0.98, kept=True)
+        kept(Chunk(f"h{n}", text, "Advanced Usage > Request and Response Objects",
+                   url="advanced.html#request-and-response-objects", document="advanced",
+                   ordinal=n * 3), 0.98)
         for n, text in enumerate(texts)
     ]  # fmt: skip
     text = answer(
@@ -406,13 +410,13 @@ def test_a_chunk_that_starts_by_pointing_back_is_quoted_with_the_chunk_before_it
                   document="adv", ordinal=7)  # fmt: skip
     question = Question("Can I check the Content-Length header before downloading the body?")
     prompt = Prompt(system="", messages=(), question=question,
-                    passages=(Candidate(after, 0.9, relevance=0.99, kept=True),),
+                    passages=(kept(after, 0.99),),
                     neighbours=(before,))  # fmt: skip
     text = "".join(quoting.stream(prompt))
     assert "stream=True" in text  # what "At this point" means, from the chunk before
     assert text.index("stream=True") < text.index("At this point")
     assert "TOO_LONG" in text
-    without = answer(quoting, question, Candidate(after, 0.9, relevance=0.99, kept=True))
+    without = answer(quoting, question, kept(after, 0.99))
     assert "stream=True" not in without
 
 
@@ -429,7 +433,7 @@ def test_a_later_sentence_of_an_api_entry_comes_after_the_entrys_first_sentence(
     text = answer(
         quoting,
         Question("Does r.ok mean the status code was exactly 200?"),
-        Candidate(chunk, 0.9, relevance=0.99, kept=True),
+        kept(chunk, 0.99),
     )
     assert "not** a check for `200 OK`" in text
     assert "less than 400" in text  # the entry's own summary
@@ -451,7 +455,7 @@ def test_a_setting_quoted_from_its_own_section_is_named_and_a_part_pointing_back
         quoting,
         Question("How long are task results kept before they are deleted, and can I change "
                  "that?"),
-        Candidate(chunk, 0.9, relevance=0.99, kept=True),
+        kept(chunk, 0.99),
     )  # fmt: skip
     assert text.startswith("`result_expires`: ")  # which setting the sentences are about
     assert "stored task results are deleted" in text
@@ -461,7 +465,7 @@ def test_a_setting_quoted_from_its_own_section_is_named_and_a_part_pointing_back
         quoting,
         Question("How long are task results kept before they are deleted? How do I get a "
                  "refund for my plan?"),
-        Candidate(chunk, 0.9, relevance=0.99, kept=True),
+        kept(chunk, 0.99),
     )  # fmt: skip
     assert "Not found in the documents: How do I get a refund for my plan?" in other
 
