@@ -170,6 +170,15 @@ def gate(candidates: list[Candidate], settings: Settings) -> None:
         candidates.sort(key=lambda c: not (c.kept and c.chunk.curated))
 
 
+def _regate(candidates: list[Candidate], settings: Settings) -> None:
+    """After relevances changed: the candidates the cross-encoder read back in the order of
+    relevance (the unread tail stays behind them), and the gate run again."""
+    head = [c for c in candidates if c.relevance is not None]
+    head.sort(key=_order, reverse=True)
+    candidates[: len(head)] = head
+    gate(candidates, settings)
+
+
 def fuse(rankings: Sequence[Sequence[str]], *, k: int = RRF_K) -> list[str]:
     """Reciprocal rank fusion: each list gives 1 / (k + rank) to its ids; best total first,
     ties in order of first appearance."""
@@ -329,10 +338,7 @@ class Retriever:
         for candidate in read:
             if id(candidate) not in kept_ids:
                 candidate.relevance = fit[id(candidate)]
-        head = [c for c in joined.candidates if c.relevance is not None]
-        head.sort(key=_order, reverse=True)
-        joined.candidates[: len(head)] = head
-        gate(joined.candidates, settings)
+        _regate(joined.candidates, settings)
         now = joined.kept
         both = {id(c): _logit(c.relevance or 0.0) + _logit(fit.get(id(c), 0.0)) for c in now}
         joined.candidates[: len(now)] = sorted(now, key=lambda c: -both[id(c)])
@@ -358,10 +364,7 @@ class Retriever:
                 candidate, question, margin=PREVIOUS_SUBJECT_MARGIN
             ):
                 candidate.relevance = float(relevance)
-        head = [c for c in joined.candidates if c.relevance is not None]
-        head.sort(key=_order, reverse=True)
-        joined.candidates[: len(head)] = head
-        gate(joined.candidates, settings)
+        _regate(joined.candidates, settings)
         joined.timings_ms["follow_up_check_ms"] = _ms(started, self.clock())
 
     def _about_unlike_an_unrelated_request(
