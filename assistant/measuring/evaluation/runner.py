@@ -101,12 +101,10 @@ def evaluate(
             graded["ndcg@10"].append(ndcg_at(sections, relevant, 10))
             # The page kinds the top five sections come from ("" a guide, "reference",
             # "changelog"): how much the reference and the changelog crowd the guides.
-            top: dict[str, str] = {}
+            kind_of: dict[str, str] = {}
             for c in chunks:
-                if len(top) == 5:
-                    break
-                top.setdefault(c.section_id, c.chunk.kind)
-            outcome["top5_kinds"] = list(top.values())
+                kind_of.setdefault(c.section_id, c.chunk.kind)
+            outcome["top5_kinds"] = [kind_of[section] for section in sections[:5]]
             if query.gold_page:
                 outcome["page_hit@5"] = query.gold_page in dedupe([c.page for c in chunks])[:5]
             if kept_any is not None:
