@@ -191,7 +191,7 @@ def _mark_anchors(region: Any, ids: set[str]) -> None:
         first = next((h for h in region.iter(*_HEADINGS) if not _in_hidden(h)), None)
         place = _place_before(first) if first is not None else None
         if first is not None and place is not None:
-            first.set(ANCHOR_ATTRIBUTE, str(place.get("id") or place.get("name")))
+            first.set(ANCHOR_ATTRIBUTE, str(place.get("id") or _link_name(place)))
 
 
 def _place_before(element: Any) -> Any:
