@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
@@ -52,6 +54,16 @@ class Source(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """An instance read before a sync wrote the index must not put the index version it
+        read back: only `index_written` changes it, by an update in the database."""
+        if not self._state.adding and kwargs.get("update_fields") is None:
+            kwargs["update_fields"] = [
+                f.name for f in self._meta.concrete_fields
+                if not f.primary_key and f.name != "index_version"
+            ]  # fmt: skip
+        super().save(*args, **kwargs)
 
 
 class Document(models.Model):
