@@ -23,7 +23,7 @@ from assistant.rag.answering import is_refusal
 from assistant.rag.types import Question, Turn
 from assistant.wiring import runtime
 from feedback.models import AnswerCheck, CheckRun
-from ingestion.selectors import chunks_by_vector_id, search_scope
+from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope
 
 MAX_FACTS = 10
 
@@ -130,7 +130,7 @@ def check_answer(*, check: AnswerCheck, threshold: float | None = None) -> Outco
     scope = search_scope(project_id=project.id)
     runtime.index_seen(project_id=project.id, stamp=scope.stamp)
     pipeline = runtime.pipeline(
-        retriever=runtime.retriever(chunks=chunks_by_vector_id),
+        retriever=runtime.retriever(chunks=chunks_by_vector_id, passages=passages_in_scope),
         generator_choice=project.generator,
         check_llm_answers=project.check_llm_answers,
     )

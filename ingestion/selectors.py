@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,6 +13,8 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 
 from assistant.models import Project
+from assistant.rag.chunking import title_path
+from assistant.rag.retrieval import passage_text
 from assistant.rag.types import Chunk as PassageChunk
 from ingestion.models import Chunk, Document, Source, SyncRun
 
@@ -162,6 +164,25 @@ def search_scope(*, project_id: int) -> SearchScope:
     )
     sources = [pk for pk, _ in rows]
     return SearchScope({"project_id": project_id, "source_id": {"$in": sources}}, rows)
+
+
+def passages_in_scope(where: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The vector ids and texts (title path, then text, as the reranker reads them) of the
+    chunks a search scope's `where` (search_scope) selects: the lexical index's corpus."""
+    rows = Chunk.objects.filter(document__source__project_id=where["project_id"])
+    sources = where.get("source_id")
+    if isinstance(sources, Mapping):
+        rows = rows.filter(document__source_id__in=sources["$in"])
+    elif sources is not None:
+        rows = rows.filter(document__source_id=sources)
+    ids: list[str] = []
+    texts: list[str] = []
+    columns = rows.values_list("vector_id", "document__title", "heading_path", "text")
+    for vector_id, page, heading_path, text in columns.iterator():
+        title = title_path(page, heading_path)
+        ids.append(vector_id)
+        texts.append(passage_text(PassageChunk(id=vector_id, text=text, title=title, url="")))
+    return ids, texts
 
 
 def chunks_by_vector_id(ids: Sequence[str]) -> dict[str, PassageChunk]:

@@ -13,7 +13,7 @@ from assistant.ask.services import UNAVAILABLE, _Log
 from assistant.models import Project
 from assistant.rag.types import Question, Retrieval, Settings
 from assistant.wiring import runtime
-from ingestion.selectors import chunk_places, chunks_by_vector_id, search_scope
+from ingestion.selectors import chunk_places, chunks_by_vector_id, passages_in_scope, search_scope
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,9 @@ def retrieve(*, project: Project, question: Question, settings: Settings) -> Ret
     # First: a write by another process reaches this one before anything is read or cached.
     scope = search_scope(project_id=project.id)
     runtime.index_seen(project_id=project.id, stamp=scope.stamp)
-    retriever = runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id)
+    retriever = runtime.answer_retriever(
+        project_id=project.id, chunks=chunks_by_vector_id, passages=passages_in_scope
+    )
     return retriever.retrieve(question, settings, scope.where)
 
 

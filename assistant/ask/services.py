@@ -22,7 +22,7 @@ from assistant.rag.related import related_pages
 from assistant.rag.types import SORRY, Question, Retrieval, Turn, Unwritten, Waiting, Written
 from assistant.wiring import runtime
 from ingestion.curated import curated_answers_used
-from ingestion.selectors import chunks_by_vector_id, search_scope, section_chunks
+from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope, section_chunks
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +128,9 @@ def ask_stream(
         scope = search_scope(project_id=project.id)
         runtime.index_seen(project_id=project.id, stamp=scope.stamp)
         pipeline = runtime.pipeline(
-            retriever=runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id),
+            retriever=runtime.answer_retriever(
+                project_id=project.id, chunks=chunks_by_vector_id, passages=passages_in_scope
+            ),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
             sections=section_chunks,

@@ -10,7 +10,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from assistant.conf.paths import BASE_DIR, DATA_DIR
-from assistant.env import env, envchoice, envfloat, envint, envurl
+from assistant.env import env, envbool, envchoice, envfloat, envint, envurl
 
 # --- Retrieval and models ----------------------------------------------------------------------
 CHROMA_URL = envurl("CHROMA_URL", schemes=("http", "https"))
@@ -41,6 +41,8 @@ if env("ASKDOCS_DEFAULT_THRESHOLD"):
         "the console (or `evaluate --threshold`). Unset the variable."
     )
 # Repeated questions are served from a cache until the project's index changes; 0: off.
+#: BM25 beside the vector search: its best matches join the passages the cross-encoder reads.
+ASKDOCS_LEXICAL_SEARCH = envbool("ASKDOCS_LEXICAL_SEARCH", True)
 ASKDOCS_RETRIEVAL_CACHE_SECONDS = envint("ASKDOCS_RETRIEVAL_CACHE_SECONDS", 3600, minimum=0)
 ASKDOCS_MAX_QUESTION_CHARS = envint("ASKDOCS_MAX_QUESTION_CHARS", 2000, minimum=10)
 # The local model (generator `local`, llama.cpp through xllamacpp: the `local` extra). Its file

@@ -23,7 +23,7 @@ from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import RelatedPage, related_pages
 from assistant.rag.types import Part, Prompt, Question, Turn
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, search_scope, section_chunks
+from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope, section_chunks
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +101,7 @@ def sandbox_run(
     asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
         pipeline = runtime.pipeline(
-            retriever=runtime.retriever(chunks=chunks_by_vector_id),
+            retriever=runtime.retriever(chunks=chunks_by_vector_id, passages=passages_in_scope),
             generator_choice=project.generator,
             check_llm_answers=project.check_llm_answers,
             sections=section_chunks,

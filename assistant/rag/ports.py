@@ -55,6 +55,13 @@ class LexicalIndex(Protocol):
         ...
 
 
+class PassageSource(Protocol):
+    def __call__(self, where: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+        """The vector ids and texts (as `passage_text` gives them) of every passage a search
+        with `where` may find: the lexical index's corpus."""
+        ...
+
+
 class Reranker(Protocol):
     id: str
 

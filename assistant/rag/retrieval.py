@@ -16,8 +16,10 @@ from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: How many earlier user messages a follow-up carries into its retrieval query.
 HISTORY_QUESTIONS = 1
-#: How deep the vector and the lexical lists go before they are fused.
-FUSION_DEPTH = 30
+#: How many passages BM25 adds to those the cross-encoder reads: its best that the vector
+#: search did not already put in the head. They join the reading, not the search order, so a
+#: word match never pushes a passage the vector search found out of the cross-encoder's reach.
+LEXICAL_EXTRA = 4
 #: Reciprocal rank fusion's damping constant (Cormack et al. 2009): 60 lets a passage that
 #: both searches rank fairly high beat one that only one of them ranks first.
 RRF_K = 60
@@ -388,28 +390,30 @@ class Retriever:
         where: Mapping[str, Any] | None,
         also: str | None = None,
     ) -> Retrieval:
-        """Search with each text's vector, fuse, read chunk rows, rerank the head against
-        `query` and gate."""
+        """Search with each text's vector and fuse; add BM25's best for `query` to the head;
+        read chunk rows, rerank the head against `query` and gate."""
         timings: dict[str, float] = {}
-        hybrid = self.lexical is not None
-        depth = max(settings.num_candidates, FUSION_DEPTH) if hybrid else settings.num_candidates
         started = self.clock()
         rankings: list[list[str]] = []
         similarity: dict[str, float] = {}  # to the closest of the search texts
         for vector in vectors:
-            hits = self.store.query(vector, k=depth, where=where)
+            hits = self.store.query(vector, k=settings.num_candidates, where=where)
             rankings.append([hit.id for hit in hits])
             for hit in hits:
                 similarity[hit.id] = max(hit.similarity, similarity.get(hit.id, hit.similarity))
         timings["search_ms"] = _ms(started, self.clock())
+        order = fuse(rankings) if len(rankings) > 1 else rankings[0]
+        order = order[: settings.num_candidates]
+        read = settings.rerank_top or len(order)
 
         if self.lexical is not None:
             started = self.clock()
-            words = self.lexical.search(query, k=depth, where=where)
+            words = self.lexical.search(query, k=read + LEXICAL_EXTRA, where=where)
             timings["lexical_ms"] = _ms(started, self.clock())
-            rankings.append([chunk_id for chunk_id, _ in words])
-        order = fuse(rankings) if len(rankings) > 1 else rankings[0]
-        order = order[: settings.num_candidates]
+            first = set(order[:read])
+            extra = [i for i, _ in words if i not in first][:LEXICAL_EXTRA]
+            order = [*order[:read], *extra, *(i for i in order[read:] if i not in extra)]
+            read += len(extra)
 
         started = self.clock()
         # A vector without a row (a sync that died between writes) is skipped, not shown.
@@ -421,7 +425,7 @@ class Retriever:
             started = self.clock()
             # A cascade: search orders all candidates, the cross-encoder reads the head and
             # puts it in its order; the tail keeps search order and is never kept.
-            head = candidates[: settings.rerank_top or len(candidates)]
+            head = candidates[:read]
             passages = [passage_text(c.chunk) for c in head]
             scores = self.reranker.score(query, passages)
             if also:

@@ -19,6 +19,8 @@ from assistant.rag.ports import (
     ChunkLookup,
     Embedder,
     Generator,
+    LexicalIndex,
+    PassageSource,
     Reranker,
     Retrieves,
     SectionLookup,
@@ -27,6 +29,7 @@ from assistant.rag.ports import (
 from assistant.rag.retrieval import Retriever
 
 if TYPE_CHECKING:
+    from assistant.wiring.adapters.bm25_index import ScopedBm25
     from assistant.wiring.adapters.local_llm import LocalGenerator, LocalModel
     from assistant.wiring.adapters.ollama import OllamaGenerator
     from assistant.wiring.adapters.openai_chat import OpenAIEndpoint, OpenAIGenerator
@@ -268,17 +271,40 @@ def pipeline(
     )
 
 
-def retriever(*, chunks: ChunkLookup) -> Retriever:
-    """`chunks` reads chunk rows by vector id (ingestion's selector): the caller passes it, so
-    the wiring does not depend on an app."""
-    return Retriever(embedder=embedder(), store=chunk_store(), reranker=reranker(), chunks=chunks)
+_lexical_indexes: dict[PassageSource, ScopedBm25] = {}
 
 
-def answer_retriever(*, project_id: int, chunks: ChunkLookup) -> Retrieves:
+def lexical_index(passages: PassageSource) -> LexicalIndex | None:
+    """BM25 over the passages `passages` reads per search scope, once per process (None when
+    `ASKDOCS_LEXICAL_SEARCH` is off). It finds the exact identifiers a dense vector misses;
+    index_seen() drops what it built when another write changed the index."""
+    if not settings.ASKDOCS_LEXICAL_SEARCH:
+        return None
+    from assistant.wiring.adapters.bm25_index import ScopedBm25
+
+    with _lock:
+        if passages not in _lexical_indexes:
+            _lexical_indexes[passages] = ScopedBm25(passages)
+        return _lexical_indexes[passages]
+
+
+def retriever(*, chunks: ChunkLookup, passages: PassageSource | None = None) -> Retriever:
+    """`chunks` reads chunk rows by vector id and `passages` a search scope's passages for the
+    lexical index (ingestion's selectors): the caller passes them, so the wiring does not
+    depend on an app. Without `passages` the search is by vector alone."""
+    return Retriever(
+        embedder=embedder(), store=chunk_store(), reranker=reranker(), chunks=chunks,
+        lexical=lexical_index(passages) if passages is not None else None,
+    )  # fmt: skip
+
+
+def answer_retriever(
+    *, project_id: int, chunks: ChunkLookup, passages: PassageSource | None = None
+) -> Retrieves:
     """The retriever for users' questions (widget, API, SMS): repeated questions come from the
     cache until the project's index changes. The console sandbox and the evaluation runner
     use `retriever()`, because they exist to watch the pipeline itself run."""
-    plain = retriever(chunks=chunks)
+    plain = retriever(chunks=chunks, passages=passages)
     ttl = settings.ASKDOCS_RETRIEVAL_CACHE_SECONDS
     if not ttl:
         return plain
@@ -306,6 +332,9 @@ def index_seen(*, project_id: int, stamp: object) -> None:
         _index_stamps[project_id] = stamp
     if before is None or before == stamp:
         return
+    with _lock:
+        for index in _lexical_indexes.values():
+            index.forget()
     from assistant.wiring.adapters.chroma_clients import reopen_embedded
     from assistant.wiring.retrieval_cache import index_changed
 
@@ -318,6 +347,7 @@ def reset() -> None:
     """Forget built components (tests that change settings)."""
     with _lock:
         _index_stamps.clear()
+        _lexical_indexes.clear()
         for factory in (
             embedder,
             reranker,

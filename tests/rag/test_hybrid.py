@@ -1,5 +1,6 @@
-"""Hybrid retrieval: BM25 over the same passages, fused with vector search by reciprocal rank.
-Real embedder, real cross-encoder, real Chroma store on disk; the lexical index is bm25s."""
+"""Hybrid retrieval: BM25's best passages join the vector search's head that the cross-encoder
+reads. Real embedder, real cross-encoder, real Chroma store on disk; the lexical index is
+bm25s."""
 
 from __future__ import annotations
 
@@ -108,6 +109,24 @@ def test_lexical_only_candidates_have_no_similarity(embedder, reranker, tmp_path
     assert by_id["serve-1"].similarity is None
     assert by_id["bill-1"].similarity is not None
     assert result.kept[0].chunk.id == "serve-1"
+
+
+def test_lexical_hits_join_the_read_head_without_pushing_out_the_vector_search_best(
+    embedder, reranker, store
+):  # noqa: ANN001
+    vector = Retriever(embedder=embedder, store=store, reranker=reranker, chunks=lookup)
+    hybrid = Retriever(
+        embedder=embedder, store=store, reranker=reranker, chunks=lookup, lexical=Lexical(DOCS)
+    )
+    settings = Settings(num_candidates=4, rerank_top=1)
+    question = Question("How do I scale a deployment to several copies, and what is RAY_ADDRESS?")
+    read_by_vector = {c.chunk.id for c in vector.retrieve(question, settings).candidates
+                      if c.relevance is not None}  # fmt: skip
+    read = {c.chunk.id for c in hybrid.retrieve(question, settings).candidates
+            if c.relevance is not None}  # fmt: skip
+    assert len(read_by_vector) == 1
+    assert read_by_vector < read  # the vector search's best is still read
+    assert "env-1" in read - read_by_vector  # and BM25's, the one naming the identifier
 
 
 def test_the_cross_encoder_reads_only_the_head_and_only_the_head_can_be_kept(

@@ -16,7 +16,6 @@ from typing import Any, cast
 
 from assistant.measuring.benchmark.floor import RawFloor
 from assistant.measuring.benchmark.stats import over_runs, ratio
-from assistant.rag import retrieval as retrieval_module
 from assistant.rag.answering import Pipeline
 from assistant.rag.retrieval import Retriever, passage_text
 from assistant.rag.types import Question, Retrieval, Settings
@@ -134,13 +133,6 @@ def _ask(
     return measured, retrieval
 
 
-def search_depth(settings: Settings, retriever: Retriever) -> int:
-    """How many vector hits the retriever asks the store for (more when fusing with BM25)."""
-    if getattr(retriever, "lexical", None) is not None:
-        return max(settings.num_candidates, getattr(retrieval_module, "FUSION_DEPTH", 0))
-    return settings.num_candidates
-
-
 def _floor(
     floor: RawFloor,
     retriever: Retriever,
@@ -154,7 +146,7 @@ def _floor(
     if floor.embed is not None:
         times["embed"] = floor.embed.time_ms([floor.embed.prepare(t) for t in searched])
     if floor.search is not None:
-        depth = search_depth(settings, retriever)
+        depth = settings.num_candidates  # the vector hits each search text asks for
         vectors = embedder.embed_queries(searched)
         times["search"] = sum(floor.search.time_ms(vector, depth) for vector in vectors)
     reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]

@@ -12,7 +12,7 @@ from assistant.measuring.evaluation.metrics import median_p95
 from assistant.models import Project
 from assistant.rag.types import Question
 from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id
+from ingestion.selectors import chunks_by_vector_id, passages_in_scope
 
 
 def retrieval_cache_latency(
@@ -24,7 +24,7 @@ def retrieval_cache_latency(
     settings = settings_for(project)
     where = {"project_id": project.id}
     asked = [Question(text, topic) for topic, text in questions]
-    plain = runtime.retriever(chunks=chunks_by_vector_id)
+    plain = runtime.retriever(chunks=chunks_by_vector_id, passages=passages_in_scope)
     plain.retrieve(asked[0], settings, where)  # load the models outside the timings
     uncached: list[float] = []
     repeated: list[float] = []
@@ -32,15 +32,17 @@ def retrieval_cache_latency(
     for question in asked:
         for _ in range(rounds):
             started = time.perf_counter()
-            runtime.retriever(chunks=chunks_by_vector_id).retrieve(question, settings, where)
+            runtime.retriever(chunks=chunks_by_vector_id, passages=passages_in_scope).retrieve(
+                question, settings, where
+            )
             uncached.append((time.perf_counter() - started) * 1000)
-        runtime.answer_retriever(project_id=project.id, chunks=chunks_by_vector_id).retrieve(
-            question, settings, where
-        )
+        runtime.answer_retriever(
+            project_id=project.id, chunks=chunks_by_vector_id, passages=passages_in_scope
+        ).retrieve(question, settings, where)
         for _ in range(rounds):
             started = time.perf_counter()
             retrieval = runtime.answer_retriever(
-                project_id=project.id, chunks=chunks_by_vector_id
+                project_id=project.id, chunks=chunks_by_vector_id, passages=passages_in_scope
             ).retrieve(question, settings, where)
             repeated.append((time.perf_counter() - started) * 1000)
             hits += int(retrieval.timings_ms.get("cache_hit", 0))

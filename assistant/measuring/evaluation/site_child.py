@@ -112,7 +112,12 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
     from assistant.rag.types import Chunk as PassageChunk
     from assistant.wiring import runtime
     from ingestion.models import Chunk
-    from ingestion.selectors import chunks_by_vector_id, search_scope, section_chunks
+    from ingestion.selectors import (
+        chunks_by_vector_id,
+        passages_in_scope,
+        search_scope,
+        section_chunks,
+    )
 
     base = arguments["base"]
     chunks: dict[str, IndexedChunk] = {}
@@ -127,7 +132,9 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         )
     index = EvalIndex(key=f"site:{base}", chunks=chunks, store=runtime.chunk_store(), built=False)
     scope = search_scope(project_id=source.project_id)
-    retriever = _Scoped(runtime.retriever(chunks=chunks_by_vector_id), scope.where)
+    # As the product searches, unless asked for the vector search alone (--retrieval vector).
+    words = passages_in_scope if arguments.get("retrieval") != "vector" else None
+    retriever = _Scoped(runtime.retriever(chunks=chunks_by_vector_id, passages=words), scope.where)
     queries = load_queries(Path(arguments["queries"]))
     if arguments.get("sample"):
         queries = spread(queries, arguments["sample"])

@@ -6,11 +6,19 @@ whole: bm25s has no incremental updates, and rebuilding 14k passages takes about
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import bm25s
 import numpy as np
 import Stemmer
+
+# bm25s sets its own logger to DEBUG when imported: a log line for every index it builds.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 
 class Bm25Index:
@@ -47,3 +55,40 @@ class Bm25Index:
         return bm25s.tokenize(
             texts, stopwords="en", stemmer=self._stemmer, show_progress=False, lower=True
         )
+
+
+class ScopedBm25:
+    """The LexicalIndex port over the passages a search's `where` selects: each scope's index
+    is built from `passages(where)` on its first search and kept (the last `scopes` of them)
+    until `forget()`, which the wiring calls when the index stamp says the passages changed."""
+
+    def __init__(
+        self,
+        passages: Callable[[Mapping[str, Any]], tuple[list[str], list[str]]],
+        *,
+        scopes: int = 16,
+    ) -> None:
+        self._passages = passages
+        self._scopes = scopes
+        self._built: OrderedDict[str, Bm25Index] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def search(
+        self, query: str, *, k: int, where: Mapping[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        key = json.dumps(where or {}, sort_keys=True, default=str)
+        # Built under the lock: the questions that arrive while a scope is read wait for it
+        # rather than each reading every passage again.
+        with self._lock:
+            index = self._built.get(key)
+            if index is None:
+                index = Bm25Index(*self._passages(where or {}))
+                self._built[key] = index
+                while len(self._built) > self._scopes:
+                    self._built.popitem(last=False)
+            self._built.move_to_end(key)
+        return index.search(query, k=k)
+
+    def forget(self) -> None:
+        with self._lock:
+            self._built.clear()

@@ -61,8 +61,10 @@ class Command(BaseCommand):
             help="How many candidates, best first by search, the cross-encoder reads (0: all)",
         )  # fmt: skip
         parser.add_argument(
-            "--retrieval", choices=["hybrid", "vector"], default="vector",
-            help="hybrid: vector and BM25 search fused by reciprocal rank",
+            "--retrieval", choices=["hybrid", "vector"],
+            default="hybrid" if settings.ASKDOCS_LEXICAL_SEARCH else "vector",
+            help="hybrid (as the product, unless ASKDOCS_LEXICAL_SEARCH is off): BM25's best "
+            "passages join those the cross-encoder reads; vector: the vector search alone",
         )  # fmt: skip
         parser.add_argument(
             "--rerank-tokens", type=int, default=settings.ASKDOCS_RERANK_MAX_TOKENS,
@@ -212,11 +214,12 @@ class Command(BaseCommand):
                 fresh=options["fresh"],
                 options={k: options[k] for k in (
                     "threshold", "candidates", "rerank_top", "answers", "limit", "sample",
-                    "generator", "check_llm_answers")},
+                    "generator", "check_llm_answers", "retrieval")},
             )  # fmt: skip
         except (FileNotFoundError, RuntimeError) as exc:
             raise CommandError(str(exc)) from exc
         report["config"]["queries"] = str(options["queries"])
+        report["config"]["retrieval"] = options["retrieval"]
         self._write(report, queries, options)
         self.stdout.write(format_site(report))
         self.stdout.write(self._format(report))
