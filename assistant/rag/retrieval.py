@@ -16,10 +16,13 @@ from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: How many earlier user messages a follow-up carries into its retrieval query.
 HISTORY_QUESTIONS = 1
-#: How many passages BM25 adds to those the cross-encoder reads: its best that the vector
-#: search did not already put in the head. They join the reading, not the search order, so a
-#: word match never pushes a passage the vector search found out of the cross-encoder's reach.
+#: How many passages the word search adds to those the cross-encoder reads: the best of the
+#: vector and BM25 lists fused (each FUSION_DEPTH deep) that the vector search did not already
+#: put among those it reads. They join the reading, not the search order, so a word match never
+#: pushes a passage the vector search found out of the cross-encoder's reach.
 LEXICAL_EXTRA = 4
+#: How deep the vector and the lexical lists go before they are fused.
+FUSION_DEPTH = 30
 #: Reciprocal rank fusion's damping constant (Cormack et al. 2009): 60 lets a passage that
 #: both searches rank fairly high beat one that only one of them ranks first.
 RRF_K = 60
@@ -390,28 +393,32 @@ class Retriever:
         where: Mapping[str, Any] | None,
         also: str | None = None,
     ) -> Retrieval:
-        """Search with each text's vector and fuse; add BM25's best for `query` to the head;
-        read chunk rows, rerank the head against `query` and gate."""
+        """Search with each text's vector and fuse; add the best of the vector and BM25 lists
+        fused to the head; read chunk rows, rerank the head against `query` and gate."""
         timings: dict[str, float] = {}
+        depth = settings.num_candidates
+        if self.lexical is not None:
+            depth = max(depth, FUSION_DEPTH)
         started = self.clock()
         rankings: list[list[str]] = []
         similarity: dict[str, float] = {}  # to the closest of the search texts
         for vector in vectors:
-            hits = self.store.query(vector, k=settings.num_candidates, where=where)
+            hits = self.store.query(vector, k=depth, where=where)
             rankings.append([hit.id for hit in hits])
             for hit in hits:
                 similarity[hit.id] = max(hit.similarity, similarity.get(hit.id, hit.similarity))
         timings["search_ms"] = _ms(started, self.clock())
-        order = fuse(rankings) if len(rankings) > 1 else rankings[0]
-        order = order[: settings.num_candidates]
+        shallow = [ranking[: settings.num_candidates] for ranking in rankings]
+        order = (fuse(shallow) if len(shallow) > 1 else shallow[0])[: settings.num_candidates]
         read = settings.rerank_top or len(order)
 
         if self.lexical is not None:
             started = self.clock()
-            words = self.lexical.search(query, k=read + LEXICAL_EXTRA, where=where)
+            words = self.lexical.search(query, k=FUSION_DEPTH, where=where)
             timings["lexical_ms"] = _ms(started, self.clock())
             first = set(order[:read])
-            extra = [i for i, _ in words if i not in first][:LEXICAL_EXTRA]
+            fused = fuse([fuse(rankings), [chunk_id for chunk_id, _ in words]])
+            extra = [i for i in fused if i not in first][:LEXICAL_EXTRA]
             order = [*order[:read], *extra, *(i for i in order[read:] if i not in extra)]
             read += len(extra)
 

@@ -116,8 +116,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--retrieval", choices=["hybrid", "vector"],
             default="hybrid" if settings.ASKDOCS_LEXICAL_SEARCH else "vector",
-            help="hybrid (as the product, unless ASKDOCS_LEXICAL_SEARCH is off): BM25's best "
-            "passages join those the cross-encoder reads; vector: the vector search alone",
+            help="hybrid (as the product, unless ASKDOCS_LEXICAL_SEARCH is off): the best of BM25 "
+            "and the vector search fused join those the cross-encoder reads; vector: alone",
         )  # fmt: skip
         parser.add_argument("--scale-chunks", type=int, default=100_000)
         parser.add_argument("--concurrency", default="1,4,16", help="simultaneous conversations")
@@ -418,7 +418,7 @@ class Command(BaseCommand):
             )
             result["scale"] = scale.measure_scale(
                 real=scale.stored_vectors(index.store), queries=vectors,
-                target=options["scale_chunks"], k=settings_.num_candidates,
+                target=options["scale_chunks"], k=stages.search_depth(settings_, retriever),
                 runs=options["runs"], embedder_id=embedder.id,
                 hnsw=getattr(runtime.chunk_store(), "hnsw", None) or HnswParams(),
                 progress=lambda line: self.stderr.write(f"  {line}"),

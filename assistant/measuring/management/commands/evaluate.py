@@ -63,8 +63,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--retrieval", choices=["hybrid", "vector"],
             default="hybrid" if settings.ASKDOCS_LEXICAL_SEARCH else "vector",
-            help="hybrid (as the product, unless ASKDOCS_LEXICAL_SEARCH is off): BM25's best "
-            "passages join those the cross-encoder reads; vector: the vector search alone",
+            help="hybrid (as the product, unless ASKDOCS_LEXICAL_SEARCH is off): the best of BM25 "
+            "and the vector search fused join those the cross-encoder reads; vector: alone",
         )  # fmt: skip
         parser.add_argument(
             "--rerank-tokens", type=int, default=settings.ASKDOCS_RERANK_MAX_TOKENS,
