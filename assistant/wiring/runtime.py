@@ -334,7 +334,7 @@ def index_seen(*, project_id: int, stamp: object) -> None:
         return
     with _lock:
         for index in _lexical_indexes.values():
-            index.forget()
+            index.forget(lambda where: where.get("project_id") == project_id)
     from assistant.wiring.adapters.chroma_clients import reopen_embedded
     from assistant.wiring.retrieval_cache import index_changed
 

@@ -10,7 +10,7 @@ import pytest
 
 from assistant.rag.retrieval import Retriever, fuse, passage_text
 from assistant.rag.types import Chunk, Question, Settings
-from assistant.wiring.adapters.bm25_index import Bm25Index
+from assistant.wiring.adapters.bm25_index import Bm25Index, ScopedBm25
 from assistant.wiring.adapters.chroma_store import ChromaStore
 from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
 from assistant.wiring.adapters.onnx_embedder import OnnxEmbedder
@@ -72,6 +72,27 @@ def test_bm25_finds_an_identifier_and_ignores_stop_words_only_queries():
     assert Bm25Index([], []).search("anything", k=3) == []
     with pytest.raises(ValueError, match="differ"):
         Bm25Index(["a"], [])
+
+
+def test_a_scopes_word_index_is_built_once_and_forgotten_only_with_its_scope():
+    reads: list[int] = []
+
+    def passages(where):  # noqa: ANN001, ANN202
+        reads.append(where["project_id"])
+        return [c.id for c in DOCS], [passage_text(c) for c in DOCS]
+
+    index = ScopedBm25(passages, scopes=2)
+    assert index.search("num_replicas", k=1, where={"project_id": 1})[0][0] == "serve-1"
+    assert index.search("RAY_ADDRESS", k=1, where={"project_id": 1})[0][0] == "env-1"
+    index.search("invoices", k=1, where={"project_id": 2})
+    assert reads == [1, 2]
+    index.forget(lambda where: where["project_id"] == 1)
+    index.search("invoices", k=1, where={"project_id": 2})
+    index.search("num_replicas", k=1, where={"project_id": 1})
+    assert reads == [1, 2, 1]
+    index.search("invoices", k=1, where={"project_id": 3})  # a third scope: the oldest goes
+    index.search("invoices", k=1, where={"project_id": 2})
+    assert reads == [1, 2, 1, 3, 2]
 
 
 def test_bm25_stems_words_so_plurals_match():

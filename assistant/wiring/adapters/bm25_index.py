@@ -70,7 +70,7 @@ class ScopedBm25:
     ) -> None:
         self._passages = passages
         self._scopes = scopes
-        self._built: OrderedDict[str, Bm25Index] = OrderedDict()
+        self._built: OrderedDict[str, tuple[Mapping[str, Any], Bm25Index]] = OrderedDict()
         self._lock = threading.Lock()
 
     def search(
@@ -80,15 +80,17 @@ class ScopedBm25:
         # Built under the lock: the questions that arrive while a scope is read wait for it
         # rather than each reading every passage again.
         with self._lock:
-            index = self._built.get(key)
-            if index is None:
-                index = Bm25Index(*self._passages(where or {}))
-                self._built[key] = index
+            built = self._built.get(key)
+            if built is None:
+                built = (dict(where or {}), Bm25Index(*self._passages(where or {})))
+                self._built[key] = built
                 while len(self._built) > self._scopes:
                     self._built.popitem(last=False)
             self._built.move_to_end(key)
-        return index.search(query, k=k)
+        return built[1].search(query, k=k)
 
-    def forget(self) -> None:
+    def forget(self, scope: Callable[[Mapping[str, Any]], bool] = lambda where: True) -> None:
+        """Drop the indexes of the scopes whose `where` the predicate picks (all by default)."""
         with self._lock:
-            self._built.clear()
+            for key in [k for k, (where, _) in self._built.items() if scope(where)]:
+                del self._built[key]
