@@ -70,6 +70,13 @@ class SandboxRun:
         return sum(1 for c in self.candidates if c.kept)
 
     @property
+    def added_by_words(self) -> int:
+        """Candidates the cross-encoder read beyond the search's best `rerank_top`: those the
+        word search (BM25) added to its reading."""
+        read = sum(1 for c in self.candidates if c.relevance is not None)
+        return max(0, read - self.rerank_top) if self.rerank_top else 0
+
+    @property
     def quoted(self) -> bool:
         """The extractive answerer wrote the answer: it quotes the kept passages, and no
         model reads a prompt."""

@@ -10,6 +10,7 @@ from asgiref.sync import async_to_sync
 
 from assistant.console.sandbox import SandboxRun
 from assistant.models import Interaction
+from assistant.rag.retrieval import LEXICAL_EXTRA
 
 pytestmark = pytest.mark.django_db
 
@@ -30,12 +31,15 @@ def test_it_shows_the_query_every_candidate_the_prompt_and_the_answer(staff_clie
     assert "<code>How do I get my money back?</code>" in html
     rows = candidate_rows(html)
     assert len(rows) == demo.num_candidates
-    # The cross-encoder read the search's best `rerank_top`; they come first, best first.
+    # The cross-encoder read the search's best `rerank_top` and those the word search added
+    # (at most LEXICAL_EXTRA); they come first, best first.
     scores = [float(score) for _, score in rows if score]
-    assert len(scores) == demo.rerank_top
+    added = len(scores) - demo.rerank_top
+    assert 0 < added <= LEXICAL_EXTRA
+    assert f"read the best {demo.rerank_top} and {added} the word search added" in html
     assert scores == sorted(scores, reverse=True)
-    assert all(score == "" for _, score in rows[demo.rerank_top :])
-    assert html.count(">not reranked<") == demo.num_candidates - demo.rerank_top
+    assert all(score == "" for _, score in rows[len(scores) :])
+    assert html.count(">not reranked<") == demo.num_candidates - len(scores)
     # kept = at or above the project's threshold, at most max_kept
     kept = [s for cls, s in rows if cls == "kept"]
     assert kept and all(float(s) >= demo.threshold for s in kept)
