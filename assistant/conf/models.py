@@ -40,9 +40,9 @@ if env("ASKDOCS_DEFAULT_THRESHOLD"):
         "ASKDOCS_DEFAULT_THRESHOLD is no longer read: set each project's relevance threshold in "
         "the console (or `evaluate --threshold`). Unset the variable."
     )
-# Repeated questions are served from a cache until the project's index changes; 0: off.
-#: BM25 beside the vector search: its best matches join the passages the cross-encoder reads.
+# BM25 beside the vector search: its best matches join the passages the cross-encoder reads.
 ASKDOCS_LEXICAL_SEARCH = envbool("ASKDOCS_LEXICAL_SEARCH", True)
+# Repeated questions are served from a cache until the project's index changes; 0: off.
 ASKDOCS_RETRIEVAL_CACHE_SECONDS = envint("ASKDOCS_RETRIEVAL_CACHE_SECONDS", 3600, minimum=0)
 ASKDOCS_MAX_QUESTION_CHARS = envint("ASKDOCS_MAX_QUESTION_CHARS", 2000, minimum=10)
 # The local model (generator `local`, llama.cpp through xllamacpp: the `local` extra). Its file

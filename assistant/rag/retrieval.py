@@ -384,6 +384,13 @@ class Retriever:
         ]
         return _logit(passage.relevance or 0.0) - sum(unrelated) / len(unrelated) >= margin
 
+    def search_depth(self, settings: Settings) -> int:
+        """How many vector hits a search text asks the store for: deeper beside the word
+        search, whose list is fused with that many."""
+        if self.lexical is not None:
+            return max(settings.num_candidates, FUSION_DEPTH)
+        return settings.num_candidates
+
     def _rank(
         self,
         query: str,
@@ -396,9 +403,7 @@ class Retriever:
         """Search with each text's vector and fuse; add the best of the vector and BM25 lists
         fused to the head; read chunk rows, rerank the head against `query` and gate."""
         timings: dict[str, float] = {}
-        depth = settings.num_candidates
-        if self.lexical is not None:
-            depth = max(depth, FUSION_DEPTH)
+        depth = self.search_depth(settings)
         started = self.clock()
         rankings: list[list[str]] = []
         similarity: dict[str, float] = {}  # to the closest of the search texts

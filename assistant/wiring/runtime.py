@@ -333,8 +333,10 @@ def index_seen(*, project_id: int, stamp: object) -> None:
     if before is None or before == stamp:
         return
     with _lock:
-        for index in _lexical_indexes.values():
-            index.forget(lambda where: where.get("project_id") == project_id)
+        indexes = list(_lexical_indexes.values())
+    # Outside the lock: a scope being built holds its own index's lock meanwhile.
+    for index in indexes:
+        index.forget(lambda where: where.get("project_id") == project_id)
     from assistant.wiring.adapters.chroma_clients import reopen_embedded
     from assistant.wiring.retrieval_cache import index_changed
 

@@ -17,7 +17,7 @@ from typing import Any, cast
 from assistant.measuring.benchmark.floor import RawFloor
 from assistant.measuring.benchmark.stats import over_runs, ratio
 from assistant.rag.answering import Pipeline
-from assistant.rag.retrieval import FUSION_DEPTH, Retriever, passage_text
+from assistant.rag.retrieval import Retriever, passage_text
 from assistant.rag.types import Question, Retrieval, Settings
 
 #: Stages with a floor, and the retriever timing each one is compared with.
@@ -133,13 +133,6 @@ def _ask(
     return measured, retrieval
 
 
-def search_depth(settings: Settings, retriever: Retriever) -> int:
-    """How many vector hits the retriever asks the store for (more beside the word search)."""
-    if retriever.lexical is not None:
-        return max(settings.num_candidates, FUSION_DEPTH)
-    return settings.num_candidates
-
-
 def _floor(
     floor: RawFloor,
     retriever: Retriever,
@@ -153,7 +146,7 @@ def _floor(
     if floor.embed is not None:
         times["embed"] = floor.embed.time_ms([floor.embed.prepare(t) for t in searched])
     if floor.search is not None:
-        depth = search_depth(settings, retriever)
+        depth = retriever.search_depth(settings)
         vectors = embedder.embed_queries(searched)
         times["search"] = sum(floor.search.time_ms(vector, depth) for vector in vectors)
     reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]

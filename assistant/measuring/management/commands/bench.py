@@ -418,7 +418,7 @@ class Command(BaseCommand):
             )
             result["scale"] = scale.measure_scale(
                 real=scale.stored_vectors(index.store), queries=vectors,
-                target=options["scale_chunks"], k=stages.search_depth(settings_, retriever),
+                target=options["scale_chunks"], k=retriever.search_depth(settings_),
                 runs=options["runs"], embedder_id=embedder.id,
                 hnsw=getattr(runtime.chunk_store(), "hnsw", None) or HnswParams(),
                 progress=lambda line: self.stderr.write(f"  {line}"),
