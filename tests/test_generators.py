@@ -101,6 +101,25 @@ def test_a_written_sentence_no_passage_backs_is_withheld(ollama_project, fake_ol
     assert result.answer == "Ask for a refund within 30 days [1]."
 
 
+def test_a_written_answer_without_the_command_the_quote_gives_leaves_the_quote_as_the_answer(
+    ollama_project, fake_ollama, client
+):
+    fake_ollama.tokens = ["Install the command-line tool with pip [1]."]
+    response = client.post(
+        "/api/v1/ask",
+        {"project": ollama_project.public_key, "question": "How do I install the CLI?"},
+        content_type="application/json",
+        HTTP_ORIGIN=ORIGIN,
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert "pip install" in body["quote"] and "--version" in body["quote"]
+    # Complete and grounded, but the reader would not learn the command: the quote answers.
+    assert body["written"] == "omits" and body["answer"] == body["quote"]
+    logged = Interaction.objects.get(project=ollama_project)
+    assert logged.answer == body["quote"] and "--version" in logged.fallback
+
+
 REFUND = {"question": "How do I get my money back?", "topic": "Billing"}
 
 

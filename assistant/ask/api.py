@@ -100,8 +100,9 @@ class AskApi(APIView):
         written = serializers.CharField(
             help_text="How the model's written answer ended: complete, busy (it could not "
             "start in time), late (not done within the server's wait), unavailable, cut, "
-            "refused, ungrounded (withheld: it stated what no source holds), or empty when no "
-            "model writes for this project."
+            "refused, ungrounded (withheld: it stated what no source holds), omits (complete "
+            "but without an option, identifier or command the quote names: the quote is the "
+            "answer), or empty when no model writes for this project."
         )
         truncated = serializers.BooleanField(
             help_text="The answer was cut short (it ends at a whole sentence)."

@@ -92,6 +92,38 @@ def claims(sentence: str) -> list[str]:
     return [claim for claim in found if claim and not _trivial(claim)]
 
 
+#: Code in Markdown: a fenced block or a code span.
+_CODE_TEXT = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
+_CAMEL = re.compile(r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*")
+
+
+def names(text: str) -> set[str]:
+    """The identifiers, options and commands a text names, lower case: what a reader copies
+    from an answer. Numbers, URLs and addresses aside; a CamelCase word counts only as code
+    (`PreparedRequest`, not "PayPal" in a sentence)."""
+    for pattern in (_URL, _EMAIL):
+        text = pattern.sub(" ", text)
+    code = " ".join(m.group() for m in _CODE_TEXT.finditer(text)).replace("`", "")
+    prose = _CODE_TEXT.sub(" ", text)
+    found = [m.group() for m in _FACTS.finditer(code)]
+    found += [m.group() for m in _FACTS.finditer(prose) if not _CAMEL.fullmatch(m.group())]
+    return {
+        normalised(name.rstrip("("))
+        for name in found
+        if not _trivial(name) and not _is_number(name)
+    }
+
+
+def _is_number(claim: str) -> bool:
+    return claim.replace(".", "").replace(",", "").replace(":", "").replace("/", "").isdigit()
+
+
+def left_out(names_given: set[str], text: str) -> list[str]:
+    """The names of `names_given` that `text` does not hold."""
+    said = normalised(text)
+    return sorted(name for name in names_given if name not in said)
+
+
 def _trivial(claim: str) -> bool:
     """Abbreviations like "e.g" and "i.e" are no identifiers."""
     parts = claim.split(".")
@@ -103,7 +135,7 @@ def ungrounded(sentence: str, source: str) -> list[str]:
     missing = []
     for claim in claims(sentence):
         wanted = normalised(claim)
-        if wanted.replace(".", "").replace(",", "").replace(":", "").replace("/", "").isdigit():
+        if _is_number(wanted):
             if not re.search(rf"(?<![\d]){re.escape(wanted)}(?![\d])", source):
                 missing.append(claim)
         elif wanted.rstrip("/") not in source:

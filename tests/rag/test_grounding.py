@@ -122,13 +122,13 @@ def respond(generator: Scripted) -> tuple[list[Part], object]:
 
 def test_the_quote_comes_first_then_the_checked_written_answer():
     parts, answer = respond(
-        Scripted(Waiting(), "Use `add.apply_async(queue='priority.high')` [1]. ",
+        Scripted(Waiting(), "Use `add.apply_async(queue='priority.high')` or task_routes [1]. ",
                  "Or run `celery route --fast` [1].")
     )  # fmt: skip
     written = parts.index(Written())
     assert any(isinstance(p, str) and "apply_async" in p for p in parts[:written])
     assert [p for p in parts[written:] if isinstance(p, str)] == [
-        "Use `add.apply_async(queue='priority.high')` [1]."
+        "Use `add.apply_async(queue='priority.high')` or task_routes [1]."
     ]
     assert answer.written == "complete" and answer.generator_id == "scripted"
     assert "celery route --fast" in answer.withheld[0]
@@ -151,15 +151,35 @@ def test_a_cut_answer_ends_at_its_last_whole_sentence():
     assert answer.written == "cut" and answer.generator_id == "scripted"
 
 
+WRITTEN = "Call `add.apply_async(queue='priority.high')`, or set task_routes [1]."
+
+
+def test_a_written_answer_that_leaves_out_a_name_the_quote_gives_stays_beside_it():
+    parts, answer = respond(Scripted("Set task_routes in the configuration [1]."))
+    written = parts.index(Written())
+    # Shown under the quote (the widget streams it), but the quote is the answer.
+    assert [p for p in parts[written:] if isinstance(p, str)] == [
+        "Set task_routes in the configuration [1]."
+    ]
+    assert answer.written == "omits" and answer.generator_id == "scripted"
+    assert answer.fallback == "scripted omits: add.apply_async, priority.high"
+
+
 def test_the_text_of_an_answer_is_the_written_one_only_when_complete():
     kept = [Candidate(Chunk("c1", PASSAGE), similarity=0.8, relevance=0.999, kept=True)]
     pipeline = Pipeline(
         retriever=None,  # type: ignore[arg-type]
-        generator=Scripted("Set task_routes [1]."),
+        generator=Scripted(WRITTEN),
         fallback=quoting(),
     )
     fresh = pipeline.respond(ASKED, Retrieval("q", kept))
-    assert "".join(fresh.tokens) == "Set task_routes [1]."
+    assert "".join(fresh.tokens) == WRITTEN
+    thinner = Pipeline(
+        retriever=None,  # type: ignore[arg-type]
+        generator=Scripted("Set task_routes [1]."),
+        fallback=quoting(),
+    ).respond(ASKED, Retrieval("q", kept))
+    assert "add.apply_async" in "".join(thinner.tokens) and thinner.written == "omits"
     stalled = Pipeline(
         retriever=None,  # type: ignore[arg-type]
         generator=Scripted(GeneratorBusy("full")),

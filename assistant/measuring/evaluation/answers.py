@@ -214,8 +214,10 @@ def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:
                                         if "generate_ms" in o])  # fmt: skip
     report["fell_back"] = sum(1 for o in outcomes if o.get("fallback"))
     report["written_failed"] = sum(
-        1 for o in outcomes if o.get("written") not in (None, "complete", "refused")
+        1 for o in outcomes if o.get("written") not in (None, "complete", "refused", "omits")
     )
+    # Complete, but without a name the quote gave: shown beside the quote, not instead of it.
+    report["written_omits"] = sum(1 for o in outcomes if o.get("written") == "omits")
     report["written_sentences_withheld"] = sum(len(o.get("withheld", ())) for o in outcomes)
     report["answerability_ms"] = median_p95([o["answerability_ms"] for o in outcomes
                                              if "answerability_ms" in o])  # fmt: skip

@@ -260,6 +260,11 @@ class Command(BaseCommand):
         )
         if report.get("fell_back"):
             lines.append(f"answers quoted because the generator failed: {report['fell_back']}")
+        if report.get("written_omits"):
+            lines.append(
+                "of them, written answers that left out a name the quote gives: "
+                f"{report['written_omits']}"
+            )
         if report.get("written_failed") or report.get("written_sentences_withheld"):
             lines.append(
                 f"written answers that did not complete: {report['written_failed']}; "
