@@ -259,7 +259,10 @@ class Command(BaseCommand):
             | ({"generate": report["generate_ms"]} if report.get("generate_ms") else {})
         )
         if report.get("fell_back"):
-            lines.append(f"answers quoted because the generator failed: {report['fell_back']}")
+            lines.append(
+                "answers quoted instead of written (the generator failed, declined or left "
+                f"something out): {report['fell_back']}"
+            )
         if report.get("written_omits"):
             lines.append(
                 "of them, written answers that left out a name the quote gives: "
