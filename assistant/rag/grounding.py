@@ -153,5 +153,17 @@ def why_withheld(sentence: str, source: str) -> str:
     return ""
 
 
+def says_nothing(sentence: str) -> bool:
+    """Only citation markers and punctuation: no word a reader could read."""
+    return not re.search(r"\w", _MARKER.sub(" ", sentence))
+
+
+def leads_in(sentence: str) -> bool:
+    """A sentence that announces what follows it ("For example,", "Use this setting:"): worth
+    showing only with what it leads to."""
+    text = _MARKER.sub(" ", sentence).rstrip()
+    return not text.lstrip().startswith("```") and text.endswith((":", ","))
+
+
 def source_text(texts: Iterable[str]) -> str:
     return normalised("\n".join(texts))

@@ -22,7 +22,15 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from assistant.rag.grounding import Sentences, left_out, names, source_text, why_withheld
+from assistant.rag.grounding import (
+    Sentences,
+    leads_in,
+    left_out,
+    names,
+    says_nothing,
+    source_text,
+    why_withheld,
+)
 from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
 from assistant.rag.types import SORRY, Cut, Part, Prompt, Unwritten, Waiting, Written
 
@@ -115,10 +123,13 @@ def checked(
     sentences = Sentences()
     said = 0
     heard_at = time.monotonic()
+    # A sentence that leads in ("For example,") waits for what it leads to: when that is
+    # withheld, or never comes, the lead-in is not shown either ("For example, [1]" alone).
+    lead: list[str] = []
 
     def judged(sentence: str) -> Iterator[Part]:
         nonlocal said
-        if not said and is_refusal(sentence):
+        if not said and not lead and is_refusal(sentence):
             if alone:
                 said += 1
                 yield sentence.strip()
@@ -126,12 +137,21 @@ def checked(
                 # The quote already answers: a model that found nothing has nothing to add.
                 yield Unwritten("refused", "the model found no answer in the passages")
             return
+        if says_nothing(sentence):
+            return
         reason = why_withheld(sentence, source)
         if reason:
             answer.withheld.append(f"{sentence.strip()[:200]} ({reason})")
+            answer.withheld += [f"{text.strip()[:200]} (it leads to that)" for text in lead]
+            lead.clear()
             return
-        said += 1
-        yield sentence if said > 1 else sentence.lstrip()
+        lead.append(sentence)
+        if leads_in(sentence):
+            return
+        for shown in lead:
+            said += 1
+            yield shown if said > 1 else shown.lstrip()
+        lead.clear()
 
     try:
         for part in parts:
@@ -163,6 +183,7 @@ def checked(
                 yield out
                 if isinstance(out, Unwritten):
                     return
+        answer.withheld += [f"{text.strip()[:200]} (nothing followed it)" for text in lead]
         if not said:
             withheld = bool(answer.withheld)
             yield Unwritten(

@@ -151,6 +151,33 @@ def test_a_cut_answer_ends_at_its_last_whole_sentence():
     assert answer.written == "cut" and answer.generator_id == "scripted"
 
 
+def test_a_lead_in_is_shown_only_with_what_it_leads_to():
+    # Its code block invents a flag no passage holds: the block and its lead-in go.
+    parts, answer = respond(
+        Scripted("For example, [1]\n", "```bash\ncelery route --fast\n```\n",
+                 "Use `add.apply_async(queue='priority.high')` or task_routes: [1]\n",
+                 "[1]")
+    )  # fmt: skip
+    written = parts[parts.index(Written()) :]
+    assert [p for p in written if isinstance(p, str)] == []
+    assert written[-1] == Unwritten("ungrounded", answer.withheld[0])
+    assert [w.rsplit("(", 1)[1] for w in answer.withheld] == [
+        "not in the passages: --fast)",
+        "it leads to that)",
+        "nothing followed it)",
+    ]
+    assert answer.generator_id == "extractive"
+    # Followed by what it announces, a lead-in is shown with it.
+    parts, answer = respond(
+        Scripted("You can name the queue when you call it: [1]\n",
+                 "```python\nadd.apply_async(queue='priority.high')\n```\n",
+                 "Or set task_routes [1].")
+    )  # fmt: skip
+    shown = [p for p in parts[parts.index(Written()) :] if isinstance(p, str)]
+    assert shown[0].startswith("You can name the queue") and "```python" in shown[1]
+    assert answer.written == "complete"
+
+
 WRITTEN = "Call `add.apply_async(queue='priority.high')`, or set task_routes [1]."
 
 
