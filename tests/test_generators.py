@@ -29,6 +29,18 @@ def ollama_project(demo, fake_ollama, settings):  # noqa: ANN001, ANN201
     reset_circuits()
 
 
+def ask_over_rest(client, project, question: str) -> dict:  # noqa: ANN001
+    """`POST /api/v1/ask`, the door that answers in one piece; its body."""
+    response = client.post(
+        "/api/v1/ask",
+        {"project": project.public_key, "question": question},
+        content_type="application/json",
+        HTTP_ORIGIN=ORIGIN,
+    )
+    assert response.status_code == 200
+    return response.json()
+
+
 def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project, fake_ollama):
     fake_ollama.tokens = ["You can ", "ask for a refund ", "within 30 days [1]."]
     events = list(
@@ -75,14 +87,7 @@ def test_a_model_that_finds_nothing_leaves_the_quote_standing(ollama_project, fa
 def test_an_error_mid_stream_keeps_the_quote_with_no_503(ollama_project, fake_ollama, client):
     fake_ollama.tokens = ["Refunds ", "take ", "five ", "days."]
     fake_ollama.error_after = 2
-    response = client.post(
-        "/api/v1/ask",
-        {"project": ollama_project.public_key, "question": "How do I get my money back?"},
-        content_type="application/json",
-        HTTP_ORIGIN=ORIGIN,
-    )
-    assert response.status_code == 200
-    body = response.json()
+    body = ask_over_rest(client, ollama_project, "How do I get my money back?")
     assert body["written"] == "unavailable" and body["answer"] == body["quote"]
     assert "refund within 30 days" in body["answer"] and body["generator"] == "extractive"
     logged = Interaction.objects.get(project=ollama_project)
@@ -105,14 +110,7 @@ def test_a_written_answer_without_the_command_the_quote_gives_leaves_the_quote_a
     ollama_project, fake_ollama, client
 ):
     fake_ollama.tokens = ["Install the command-line tool with pip [1]."]
-    response = client.post(
-        "/api/v1/ask",
-        {"project": ollama_project.public_key, "question": "How do I install the CLI?"},
-        content_type="application/json",
-        HTTP_ORIGIN=ORIGIN,
-    )
-    assert response.status_code == 200
-    body = response.json()
+    body = ask_over_rest(client, ollama_project, "How do I install the CLI?")
     assert "pip install" in body["quote"] and "--version" in body["quote"]
     # Complete and grounded, but the reader would not learn the command: the quote answers.
     assert body["written"] == "omits" and body["answer"] == body["quote"]
