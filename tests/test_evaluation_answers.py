@@ -58,14 +58,16 @@ def test_the_summary_averages_only_questions_that_have_each_score() -> None:
         {"answered": True, "answer_rougeL": 0.5, "oracle_rougeL": 0.8, "answer_words": 10,
          "answer_cites_gold": True},
         {"answered": True, "answer_rougeL": 0.3, "oracle_rougeL": 0.6, "answer_words": 30,
-         "answer_cites_gold": False},
+         "answer_cites_gold": False, "written": "omits"},
         {"refused": True},
     ]  # fmt: skip
     report = summary(outcomes)
+    # A complete written answer that left out a name the quote gives is not a failure.
     assert report == {
         "answer_rougeL": 0.4, "oracle_rougeL": 0.7, "answer_cites_gold": 0.5,
         "answer_words": 20.0, "n_answers_scored": 2, "answerability_ms": {},
-        "generate_ms": {}, "fell_back": 0, "written_failed": 0, "written_sentences_withheld": 0,
+        "generate_ms": {}, "fell_back": 0, "written_failed": 0, "written_omits": 1,
+        "written_sentences_withheld": 0,
     }  # fmt: skip
 
 
