@@ -45,7 +45,8 @@ class Answer:
     fallback: str = ""
     #: The quote comes first and a written answer follows (`Written` among the parts).
     quote_first: bool = False
-    #: How the written answer ended: "complete", or an `Unwritten` reason ("" : none tried).
+    #: How the written answer ended: "complete", "omits" (complete, but without a name the
+    #: quote gives: the quote stands), or an `Unwritten` reason ("" : none tried).
     written: str = ""
     #: Written sentences kept from the visitor by the grounding check, with the reason.
     withheld: list[str] = field(default_factory=list)

@@ -26,12 +26,13 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _CODE = re.compile(r"`([^`\n]+)`")
 _MARKER = re.compile(r"\[\d+\]")
 _LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+", re.MULTILINE)
+_CAMEL_CASE = r"\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*"
 _FACTS = re.compile(
     r"--?[A-Za-z][\w-]+"  # a command-line option
     r"|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?"  # dotted: module.name, host.example
     r"|[A-Za-z_]\w*\("  # a call
     r"|\w*_\w+"  # snake_case, CONSTANT_NAME
-    r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*"  # camelCase, CamelCase
+    rf"|{_CAMEL_CASE}"  # camelCase, CamelCase
     r"|(?<![\w.])\d+(?:[.,:/]\d+)*(?![\w])"  # a number, a version, a time, a ratio
 )
 
@@ -94,7 +95,7 @@ def claims(sentence: str) -> list[str]:
 
 #: Code in Markdown: a fenced block or a code span.
 _CODE_TEXT = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
-_CAMEL = re.compile(r"[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*")
+_CAMEL = re.compile(_CAMEL_CASE)
 
 
 def names(text: str) -> set[str]:

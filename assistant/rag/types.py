@@ -146,8 +146,7 @@ class Written:
 @dataclass(frozen=True, slots=True)
 class Unwritten:
     """In an answer's parts: the written answer ended before it was complete, and why
-    (`busy`, `unavailable`, `refused`, `ungrounded`, `cut`, `late`; `omits` is set after a
-    complete one that leaves out a name the quote gives). The quote stands; text
+    (`busy`, `unavailable`, `refused`, `ungrounded`, `cut`, `late`). The quote stands; text
     already written stays as it was (whole sentences)."""
 
     reason: str
