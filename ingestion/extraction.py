@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +33,7 @@ from ingestion.page_layout import lift_table_headings, unwrap_code_tables, unwra
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "7"
+EXTRACTION_VERSION = "8"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -111,16 +112,25 @@ def is_navigation(element: Any) -> bool:
     return element.tag in _NAVIGATION_TAGS or (element.get("role") or "") in _NAVIGATION_ROLES
 
 
+def _is_glyph(char: str) -> bool:
+    """A permalink sign, or an icon font's character (MkDocs' themes link a heading with
+    Font Awesome's U+F0C1, from Unicode's private use area, which no text uses)."""
+    return char in _PERMALINK_GLYPHS or unicodedata.category(char) == "Co"
+
+
 def strip_permalink_glyphs(text: str) -> str:
-    return text.strip().rstrip(_PERMALINK_GLYPHS + " \u00a0").strip()
+    text = text.strip()
+    while text and (_is_glyph(text[-1]) or text[-1] in " \u00a0"):
+        text = text[:-1]
+    return text.strip()
 
 
 def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
     """The page's title and main content as Markdown (empty when there is nothing to read).
     `html` is the page's source or an lxml tree of it (which is changed)."""
     tree = html_tree(html) if isinstance(html, str) else html
-    page_title = _page_title(tree)
     region = main_region(tree)
+    page_title = _own_title(region, _page_title(tree))
     kind = page_kind(region, _first_heading(region) or page_title)
     ids = _ids(tree)
     _mark_anchors(region, ids)
@@ -162,12 +172,30 @@ def _page_title(tree: Any) -> str:
     return ""
 
 
-def _first_heading(region: Any) -> str:
-    for heading in region.iter("h1"):
+def _first_heading(region: Any, levels: tuple[str, ...] = ("h1",)) -> str:
+    for heading in region.iter(*levels):
         text = " ".join(strip_permalink_glyphs(heading.text_content()).split())
         if text:
             return text
     return ""
+
+
+#: What stands between a page's own name and the site's in its <title>: "Tasks — Celery 5.2
+#: documentation", "Variables and Mutability - The Rust Programming Language", "Intro | Docs".
+_TITLE_PARTS = re.compile(r"\s+(?:[-\u2013\u2014|\u00b7:\u00bb/]{1,2})\s+")
+
+
+def _own_title(region: Any, page_title: str) -> str:
+    """The page's own name where its <title> adds the site's: a page whose top heading is not
+    an h1 (mdBook's chapters start at h2) is named by that heading when the <title> is that
+    heading and the site's name, so every chunk's path does not carry the site's name and the
+    heading is not repeated under it ("Variables and Mutability - The Rust Programming
+    Language > Variables and Mutability")."""
+    first = _first_heading(region, _HEADINGS)
+    parts = {part.casefold() for part in _TITLE_PARTS.split(page_title)}
+    if first and len(parts) > 1 and first.casefold() in parts:
+        return first
+    return page_title
 
 
 def _ids(tree: Any) -> set[str]:
@@ -292,7 +320,7 @@ def _clean(region: Any, *, inside_main: bool) -> None:
 
 def _is_permalink(link: Any) -> bool:
     text = link.text_content().strip()
-    return link.get("href", "").startswith("#") and (not text or text in _PERMALINK_GLYPHS)
+    return link.get("href", "").startswith("#") and all(map(_is_glyph, text))
 
 
 def _is_source_link(link: Any) -> bool:

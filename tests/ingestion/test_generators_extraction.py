@@ -155,3 +155,41 @@ def test_the_extraction_measure_keeps_a_code_block_that_shows_fences() -> None:
               for p in pieces]  # fmt: skip
     figures, missing = page_figures(MKDOCS_FENCES, chunks)
     assert figures.code_blocks == figures.code_blocks_kept == 1, missing
+
+
+#: mdBook: a chapter's sections start at h2 (no h1), and the <title> adds the book's name.
+MDBOOK_CHAPTER = """<!DOCTYPE HTML><html lang="en"><head>
+<title>Variables and Mutability - The Rust Programming Language</title></head><body>
+<main><h2 id="variables-and-mutability"><a class="header" href="#variables-and-mutability">
+Variables and Mutability</a></h2><p>By default, variables are immutable.</p>
+<h3 id="constants"><a class="header" href="#constants">Constants</a></h3>
+<p>Constants are always immutable.</p></main></body></html>"""
+
+
+def test_a_page_without_an_h1_is_named_by_its_top_heading_not_by_the_site_s_name() -> None:
+    page = extract_page(MDBOOK_CHAPTER)
+    assert page.title == "Variables and Mutability"
+    pieces = chunk_markdown(page.markdown, count_tokens=lambda t: len(t.split()), max_tokens=200)
+    # The top heading is the title: not repeated in any path, its anchor kept for its text.
+    assert [(p.heading_path, p.anchor) for p in pieces] == [
+        ("", "variables-and-mutability"),
+        ("Constants", "constants"),
+    ]
+    # A <title> that is not the top heading and the site's name stays the title.
+    other = MDBOOK_CHAPTER.replace("<title>Variables and Mutability - ", "<title>Chapter 3 - ")
+    assert extract_page(other).title == "Chapter 3 - The Rust Programming Language"
+
+
+#: MkDocs' themes link a heading with an icon font's glyph (Font Awesome U+F0C1).
+MKDOCS_ICON_PERMALINK = """<!DOCTYPE html><html><head><title>Configuration - MkDocs</title>
+</head><body><div role="main"><h1 id="configuration">Configuration<a class="headerlink"
+href="#configuration" title="Permanent link">\uf0c1</a></h1><h3 id="site_dir">site_dir<a
+class="headerlink" href="#site_dir" title="Permanent link">\uf0c1</a></h3>
+<p>The directory where the output HTML and other files are created.</p></div></body></html>"""
+
+
+def test_an_icon_font_permalink_is_not_part_of_the_heading() -> None:
+    page = extract_page(MKDOCS_ICON_PERMALINK)
+    assert page.title == "Configuration"
+    assert "### site_dir {#site_dir}" in page.markdown
+    assert "\uf0c1" not in page.markdown
