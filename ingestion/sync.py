@@ -208,7 +208,11 @@ def _sync(
             keep.add(item.external_id)
             run.unchanged += 1
         elif isinstance(item, Gone):
+            removed = run.removed
             _remove(source, run, [item.external_id])
+            if run.removed == removed and item.reason:
+                # Never indexed: a broken link, listed so that the pages seen add up.
+                _record(run, "not found", "", item.external_id, reason=item.reason)
         elif isinstance(item, Failed):
             keep.add(item.external_id)
             run.failed += 1

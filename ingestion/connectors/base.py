@@ -21,9 +21,11 @@ class Fetched:
 
 @dataclass(frozen=True, slots=True)
 class Gone:
-    """The item answered that it no longer exists (HTTP 404/410, answer un-approved)."""
+    """The item answered that it no longer exists (HTTP 404/410, answer un-approved). `reason`
+    is what the run lists when nothing was indexed under it (a link that leads to no page)."""
 
     external_id: str
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -318,7 +318,7 @@ class WebsiteConnector:
         if page.error:
             return Failed(page.url, page.error), []
         if page.status in (404, 410):
-            return Gone(page.url), []
+            return Gone(page.url, f"HTTP {page.status}: a link on the site leads to no page"), []
         if page.status >= 400 or page.status == 304:
             return Failed(page.url, f"HTTP {page.status}"), []
         final = normalise(page.final_url)

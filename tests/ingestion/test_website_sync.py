@@ -35,6 +35,11 @@ def test_it_crawls_the_site_within_scope_obeying_robots(site, store, project) ->
     assert run.status == SyncRun.Status.PARTIAL
     assert run.errors == [{"url": f"{site.url}/docs/broken.html", "error": "HTTP 500"}]
     assert (run.added, run.failed) == (4, 1)
+    # A link that leads to no page is listed: the admin sees why a page seen was not added.
+    assert run.changes["not found"] == [{
+        "url": f"{site.url}/docs/missing.html",
+        "reason": "HTTP 404: a link on the site leads to no page",
+    }]  # fmt: skip
     # Never asked for: disallowed by robots.txt, another host, outside /docs/.
     assert "/docs/private/secret.html" not in site.requests
     assert "/blog/post.html" not in site.requests
@@ -91,6 +96,9 @@ def test_a_resync_re_embeds_exactly_what_changed(site, store, project) -> None: 
     assert sorted(gone.values()) == sorted([install, billing, faq])
     assert run.chunks_embedded == len(new) == 3
     assert (run.added, run.changed, run.unchanged, run.removed) == (1, 2, 1, 1)
+    # The FAQ, now answering 404, is listed as removed; only the link never indexed as not found.
+    assert [d["url"] for d in run.changes["removed"]] == [faq]
+    assert [d["url"] for d in run.changes["not found"]] == [f"{site.url}/docs/missing.html"]
     unchanged_install = [vid for vid, doc in before.items() if doc == install and vid in after]
     assert len(unchanged_install) == 2  # the intro and "Uninstalling" kept their vectors
 
