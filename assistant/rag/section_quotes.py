@@ -109,12 +109,23 @@ def _points_back(item: Unit) -> bool:
 MAX_ANTECEDENTS = 2
 
 
+def _follows_example(items: Sequence[Unit], at: int) -> bool:
+    """The item at `at` is a sentence right after a code block that a sentence ending with ":"
+    introduces, short enough to quote."""
+    return (
+        at >= 2
+        and items[at].kind == "sentence"
+        and introduces_code(items, at - 2)
+        and items[at - 1].text.count("\n") - 1 <= MAX_CODE_LINES
+    )
+
+
 def _lead_of(items: Sequence[Unit], at: int, said: str) -> list[Unit]:
     """What the item at `at` starts from: the signature of the API entry it belongs to (not a
     field of it in words, "Parameters") with the entry's first sentence, its summary
     ("Returns True if status_code is less than 400" before "This is not a check for 200 OK");
-    or the sentences before it that a sentence pointing back needs, or the code block it
-    points back to with its lead."""
+    the example right before it with its lead; or the sentences before it that a sentence
+    pointing back needs, or the code block it points back to with its lead."""
     term = next((i for i in range(at - 1, -1, -1) if items[i].kind != "sentence"), None)
     if (
         items[at].kind == "sentence" and term is not None and items[term].kind == "term"
@@ -124,6 +135,11 @@ def _lead_of(items: Sequence[Unit], at: int, said: str) -> list[Unit]:
         if term + 1 < at:
             start.append(items[term + 1])
         return start
+    if _follows_example(items, at) and not (said and items[at - 1].text in said):
+        # Right after an example its lead introduces, a sentence reads on it ("Save your
+        # changes, and you'll see the ReadTheDocs theme being used." after the `theme:` it
+        # says to add): the example is what it speaks of.
+        return [items[at - 2], items[at - 1]]
     lead: list[Unit] = []
     i = at
     while len(lead) < MAX_ANTECEDENTS and i > 0 and _points_back(items[i]):
@@ -151,8 +167,9 @@ def quote_from(items: Sequence[Unit], best: Unit, *, max_words: int, said: str =
     introduces is the answer it leads to) unless a sentence introducing the next step's code
     follows at once, at the next API entry, a code block too long to quote, or `max_words` of
     prose. A sentence of an API entry's definition comes after the entry's signature and first
-    sentence; one that points back ("So if ...", "At this point ...") after what it points to
-    (`_lead_of`). What a follow-up's previous answer already said is not said again."""
+    sentence; one right after an example after the example and its lead; one that points back
+    ("So if ...", "At this point ...") after what it points to (`_lead_of`). What a
+    follow-up's previous answer already said is not said again."""
     at = next((i for i, u in enumerate(items) if u.position == best.position), None)
     if at is None:
         return [best]

@@ -502,3 +502,24 @@ def test_an_it_that_points_ahead_starts_no_reach_back():
     ahead, back = items[1], items[2]
     assert [u.text for u in quote_from(items, ahead, max_words=10)][0] == ahead.text
     assert [u.text for u in quote_from(items, back, max_words=10)][0] == ahead.text
+
+
+THEMES = """Now change how the site looks. Edit the `acme.yml` file and add a `theme` setting:
+
+```yaml
+site_name: Acme
+theme: midnight
+```
+
+Save your changes, and you'll see the Midnight theme being used."""
+
+
+def test_a_sentence_right_after_an_example_is_quoted_after_the_example(quoting):
+    text = answer(
+        quoting, Question("How do I switch to the midnight theme?"), passage(THEMES, "Themes")
+    )
+    # The best sentence says what follows from the example, the example says what to do.
+    assert "Save your changes" in text
+    assert "theme: midnight" in text
+    assert text.index("add a `theme` setting:") < text.index("theme: midnight")
+    assert text.index("theme: midnight") < text.index("Save your changes")
