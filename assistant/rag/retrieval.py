@@ -221,8 +221,9 @@ class Retriever:
         vectors = self.embedder.embed_queries([*texts, follow_up] if follow_up else texts)
         embed_ms = _ms(started, self.clock())
         alone = self._rank(
-            texts[0], texts, vectors[: len(texts)], settings, where, also=request_query(question)
-        )
+            texts[0], texts, vectors[: len(texts)], settings, where,
+            also=request_query(question), bare=texts[1] if len(texts) > 1 else None,
+        )  # fmt: skip
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
         if not settings.rerank:
             return alone
@@ -399,9 +400,12 @@ class Retriever:
         settings: Settings,
         where: Mapping[str, Any] | None,
         also: str | None = None,
+        bare: str | None = None,
     ) -> Retrieval:
         """Search with each text's vector and fuse; add the best of the vector and BM25 lists
-        fused to the head; read chunk rows, rerank the head against `query` and gate."""
+        fused to the head; read chunk rows, rerank the head against `query` (and `bare`, the
+        question without its page's topic, and `also`, its request alone: the better reading
+        counts) and gate."""
         timings: dict[str, float] = {}
         depth = self.search_depth(settings)
         started = self.clock()
@@ -440,6 +444,14 @@ class Retriever:
             head = candidates[:read]
             passages = [passage_text(c.chunk) for c in head]
             scores = self.reranker.score(query, passages)
+            if bare:
+                # The question without its page's topic: a question that names a subject of
+                # its own is read on its words, not on a page's it was asked from ("how do I
+                # switch to the readthedocs theme?" on a page about tokens reads the theme's
+                # section 0.41 with the topic first, 0.99 without), while a vague one keeps
+                # what the topic gives it. Each passage counts as the better reading.
+                without = self.reranker.score(bare, passages)
+                scores = [max(a, b) for a, b in zip(scores, without, strict=True)]
             if also:
                 # The request read without the situation told before it: each passage counts
                 # as relevant as the better of the two readings.

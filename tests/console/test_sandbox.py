@@ -225,3 +225,26 @@ def test_with_an_llm_the_sandbox_shows_the_texts_given_to_it_and_the_prompt(
     page = html.decode()
     assert "Texts given to the model" in page and "Knowledge base texts:" in page
     assert "no model is called" not in page
+
+
+def test_a_question_of_another_subject_than_its_topic_is_read_without_it(staff_client, demo):
+    from ingestion.models import Source
+    from ingestion.sync import source_sync
+
+    themes = Source.objects.create(
+        project=demo, kind=Source.Kind.MANUAL, name="Themes",
+        config={"title": "Choosing your Theme",
+                "text": "## readthedocs\n\nTo use the readthedocs theme, set `theme: name: "
+                        "readthedocs` in mkdocs.yml."},
+    )  # fmt: skip
+    source_sync(source=themes)
+    asked = {"question": "how do I switch to the readthedocs theme?", "project": demo.pk}
+    # Asked on the tokens page: its topic first, the tokens pages read above the gate (0.5 to
+    # 0.7) and the theme's section under it; read without the topic too, the theme leads.
+    html = staff_client.get(
+        "/admin/sandbox/", {**asked, "topic": "Retrieval endpoint tokens"}
+    ).content.decode()
+    rows = candidate_rows(html)
+    assert rows[0][0] == "kept" and float(rows[0][1]) > 0.9
+    assert "theme: name: readthedocs" in html
+    assert "couldn't find an answer" not in html

@@ -118,14 +118,17 @@ def docs_area(page: str) -> str:
 
 def topic_for(query: Query, areas: list[str], mode: str) -> str:
     """`auto`: the docs area of the gold page, as a widget on that area's pages would send;
-    for a question without one (out of scope), an area chosen deterministically from its id."""
+    for a question without one (out of scope), an area chosen deterministically from its id.
+    `other`: an area other than the gold page's, chosen so (the widget opened on a page about
+    something else than what is asked)."""
     if mode == "none" or not areas:
         return ""
     area = docs_area(query.gold_page)
-    if area:
+    if area and mode == "auto":
         return area
-    index = int(hashlib.sha256(query.id.encode()).hexdigest(), 16) % len(areas)
-    return areas[index]
+    others = [a for a in areas if a != area] or areas
+    index = int(hashlib.sha256(query.id.encode()).hexdigest(), 16) % len(others)
+    return others[index]
 
 
 def known_areas(queries: list[Query]) -> list[str]:

@@ -49,7 +49,11 @@ class Command(BaseCommand):
             "--fresh", action="store_true",
             help="--site: crawl and index anew instead of re-syncing the kept index",
         )  # fmt: skip
-        parser.add_argument("--topic", choices=["auto", "none"], default="auto")
+        parser.add_argument(
+            "--topic", choices=["auto", "none", "other"], default="auto",
+            help="The page topic sent with each question: auto, the gold page's docs area; "
+            "other, another area (the widget opened on a page about something else); none",
+        )  # fmt: skip
         parser.add_argument("--no-rerank", action="store_true")
         parser.add_argument("--threshold", type=float, default=PIPELINE_DEFAULTS.threshold)
         parser.add_argument(
