@@ -119,6 +119,14 @@ def test_an_admin_walks_the_console_from_a_new_source_to_a_readers_thumbs_down( 
     site.delay = 0.6
     site.held = {"/docs/broken.html"}  # the last page of the crawl
     log_in(page, live.url)
+    # At 1,280 px the navigation wraps rather than hiding its last links in a scrolled row.
+    assert page.evaluate(
+        """() => { const nav = document.querySelector('.console-nav');
+             const last = nav.lastElementChild.getBoundingClientRect();
+             const who = document.querySelector('.who').getBoundingClientRect();
+             return nav.scrollWidth <= nav.clientWidth
+               && (last.right <= who.left || last.top >= who.bottom); }"""
+    )
 
     # Projects: settings and the snippet with the project's key.
     page.click("nav >> text=Projects")
