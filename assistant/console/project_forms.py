@@ -65,7 +65,8 @@ class ProjectForm(forms.ModelForm):
             "threshold": "Chunks scoring at least this (0–1) may be used in an answer.",
             "num_candidates": "Nearest chunks found per question.",
             "rerank_top": "Of those, how many (best first) the cross-encoder scores: each "
-            f"costs about {RERANK_MS_PER_CHUNK} ms.",
+            f"costs about {RERANK_MS_PER_CHUNK} ms, twice that for a question with a page topic "
+            "(read with and without it).",
             "max_kept": "Chunks at most in the prompt.",
         }
 

@@ -119,8 +119,10 @@ def _ask(
     before_first = (ready - started) * 1000 - retrieve_ms - verdict_ms
     reranked = sum(1 for c in retrieval.candidates if c.relevance is not None)
     if reranked and "rerank" in stages:
-        # The cost of one more chunk read by the cross-encoder: the project's *Reranked* knob.
-        stages["rerank_per_chunk"] = stages["rerank"] / reranked
+        # The cost of one more chunk read once by the cross-encoder: the project's *Reranked*
+        # knob (a question with a page topic reads each chunk twice, with and without it).
+        readings = len(retrieval.searched or [retrieval.query])
+        stages["rerank_per_chunk"] = stages["rerank"] / reranked / readings
     measured = {
         **stages,
         "retrieve_rerank_gate": retrieve_ms,
@@ -151,7 +153,10 @@ def _floor(
         times["search"] = sum(floor.search.time_ms(vector, depth) for vector in vectors)
     reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]
     if floor.rerank is not None and reranked:
-        times["rerank"] = floor.rerank.time_ms(floor.rerank.prepare(retrieval.query, reranked))
+        # Each reading the retriever makes: with a topic, the question with and without it.
+        times["rerank"] = sum(
+            floor.rerank.time_ms(floor.rerank.prepare(text, reranked)) for text in searched
+        )
     if len(times) == len(FLOORED):
         times["retrieve_rerank_gate"] = sum(times.values())
     return times
