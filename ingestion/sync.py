@@ -208,9 +208,7 @@ def _sync(
             keep.add(item.external_id)
             run.unchanged += 1
         elif isinstance(item, Gone):
-            removed = run.removed
-            _remove(source, run, [item.external_id])
-            if run.removed == removed and item.reason:
+            if not _remove(source, run, [item.external_id]) and item.reason:
                 # Never indexed: a broken link, listed so that the pages seen add up.
                 _record(run, "not found", "", item.external_id, reason=item.reason)
         elif isinstance(item, Failed):
@@ -241,11 +239,15 @@ def _sync(
     _remove(source, run, vanished)
 
 
-def _remove(source: Source, run: SyncRun, external_ids: list[str]) -> None:
+def _remove(source: Source, run: SyncRun, external_ids: list[str]) -> int:
+    """Removes the indexed documents of these ids; how many there were."""
+    removed = 0
     for document in Document.objects.filter(source=source, external_id__in=external_ids):
         _record(run, "removed", document.title, document.url or document.external_id)
         run.chunks_removed += document_delete(document=document)
         run.removed += 1
+        removed += 1
+    return removed
 
 
 def _record(run: SyncRun, change: str, title: str, url: str, **extra: str) -> None:

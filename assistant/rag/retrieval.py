@@ -444,19 +444,16 @@ class Retriever:
             head = candidates[:read]
             passages = [passage_text(c.chunk) for c in head]
             scores = self.reranker.score(query, passages)
-            if bare:
-                # The question without its page's topic: a question that names a subject of
-                # its own is read on its words, not on a page's it was asked from ("how do I
-                # switch to the readthedocs theme?" on a page about tokens reads the theme's
-                # section 0.41 with the topic first, 0.99 without), while a vague one keeps
-                # what the topic gives it. Each passage counts as the better reading.
-                without = self.reranker.score(bare, passages)
-                scores = [max(a, b) for a, b in zip(scores, without, strict=True)]
-            if also:
-                # The request read without the situation told before it: each passage counts
-                # as relevant as the better of the two readings.
-                other = self.reranker.score(also, passages)
-                scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
+            # Other readings, each passage counting as relevant as its best: the question
+            # without its page's topic (`bare`: a question that names a subject of its own is
+            # read on its words, not on a page's it was asked from: "how do I switch to the
+            # readthedocs theme?" on a page about tokens reads the theme's section 0.41 with
+            # the topic first, 0.99 without, while a vague one keeps what the topic gives it),
+            # and the request without the situation told before it (`also`).
+            for reading in (bare, also):
+                if reading:
+                    other = self.reranker.score(reading, passages)
+                    scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
             for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)
             head.sort(key=_order, reverse=True)

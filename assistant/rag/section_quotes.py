@@ -135,14 +135,15 @@ def _lead_of(items: Sequence[Unit], at: int, said: str) -> list[Unit]:
         if term + 1 < at:
             start.append(items[term + 1])
         return start
-    if _follows_example(items, at) and not (said and items[at - 1].text in said):
-        # Right after an example its lead introduces, a sentence reads on it ("Save your
-        # changes, and you'll see the ReadTheDocs theme being used." after the `theme:` it
-        # says to add): the example is what it speaks of.
-        return [items[at - 2], items[at - 1]]
     lead: list[Unit] = []
     i = at
-    while len(lead) < MAX_ANTECEDENTS and i > 0 and _points_back(items[i]):
+    # Right after an example its lead introduces, a sentence reads on it as one that points
+    # back does ("Save your changes, and you'll see the ReadTheDocs theme being used." after
+    # the `theme:` it says to add): the example is what it speaks of.
+    while (
+        len(lead) < MAX_ANTECEDENTS and i > 0
+        and (_points_back(items[i]) or (i == at and _follows_example(items, at)))
+    ):  # fmt: skip
         previous = items[i - 1]
         if said and previous.text in said:
             break
