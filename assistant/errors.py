@@ -33,3 +33,7 @@ class IntakeError(Exception):
 
     def frame(self) -> dict[str, Any]:
         return {"type": "error", **self.body()["error"]}
+
+
+#: What every door says when a model, a store or the database cannot answer right now.
+UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."

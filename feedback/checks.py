@@ -1,7 +1,8 @@
 """Conversations kept as checks: a logged question, with its history and topic, and what must
-happen when it is asked again. Checks run through the project's real pipeline (retriever,
-gate, answerability check, generator), without the retrieval cache and without being logged as
-visitors' questions; a threshold under consideration can be tried before it is saved.
+happen when it is asked again. Checks run through the project's own pipeline, the one every
+door uses (ask/pipelines.py: retriever, gate, answerability check, generator, custom
+instructions, model server, section reading), without the retrieval cache and without being
+logged as visitors' questions; a threshold under consideration can be tried before it is saved.
 
 `check_run` is what the console (in the background, with progress) and `manage.py
 check_answers` (for CI) call."""
@@ -16,14 +17,13 @@ from typing import Any
 
 from django.utils import timezone
 
+from assistant.ask.answer_log import sources_of
 from assistant.ask.intake import settings_for
-from assistant.ask.services import sources_of
+from assistant.ask.pipelines import project_pipeline
 from assistant.models import Interaction, Project
-from assistant.rag.answering import is_refusal
+from assistant.rag.answer import is_refusal
 from assistant.rag.types import Question, Turn
-from assistant.wiring import runtime
 from feedback.models import AnswerCheck, CheckRun
-from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope
 
 MAX_FACTS = 10
 
@@ -127,20 +127,13 @@ def check_answer(*, check: AnswerCheck, threshold: float | None = None) -> Outco
     and judge what came back."""
     project = check.project
     started = time.perf_counter()
-    scope = search_scope(project_id=project.id)
-    runtime.index_seen(project_id=project.id, stamp=scope.stamp)
-    pipeline = runtime.pipeline(
-        retriever=runtime.retriever(chunks=chunks_by_vector_id, passages=passages_in_scope),
-        generator_choice=project.generator,
-        check_llm_answers=project.check_llm_answers,
-    )
     settings = settings_for(project)
     if threshold is not None:
         settings = replace(settings, threshold=threshold)
     history = tuple(Turn(t["role"], t["content"]) for t in check.history)
     asked = Question(text=check.question, topic=check.topic, history=history)
-    answer = pipeline.answer(asked, settings, scope.where)
-    text = "".join(answer.tokens)
+    answer = project_pipeline(project, cached=False).answer(asked, settings)
+    text = answer.read().text
     refused = answer.refused_before_generation or is_refusal(text)
     cited = [] if refused else sources_of(answer.retrieval, answer)
     outcome = Outcome(refused, text, cited, (time.perf_counter() - started) * 1000)

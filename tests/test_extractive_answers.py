@@ -8,12 +8,12 @@ import uuid
 
 import pytest
 
-from assistant.ask import services
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
 from ingestion.models import Source, SyncRun
 from ingestion.sync import source_sync
 from ingestion.uploads import source_file_add
+from tests import asking
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,7 @@ discount ends when you graduate.
 
 
 def test_an_export_question_is_not_answered_with_delivery_times(demo) -> None:  # noqa: ANN001
-    result = services.ask(project=demo, question="How long does an export take?")
+    result = asking.ask(project=demo, question="How long does an export take?")
     assert not result.refused
     assert "up to an hour" in result.answer
     assert "Standard delivery" not in result.answer
@@ -41,7 +41,7 @@ def test_an_export_question_is_not_answered_with_delivery_times(demo) -> None:  
 
 
 def test_a_token_expiry_question_does_not_append_the_intro_sentence(demo) -> None:  # noqa: ANN001
-    result = services.ask(
+    result = asking.ask(
         project=demo,
         question="When does it expire?",
         topic="Retrieval endpoint token management",
@@ -67,7 +67,7 @@ def student_project(settings, tmp_path) -> Project:  # noqa: ANN001
 
 
 def test_an_uploaded_student_discount_page_answers_with_the_discount(student_project) -> None:  # noqa: ANN001
-    result = services.ask(project=student_project, question="Do you offer a student discount?")
+    result = asking.ask(project=student_project, question="Do you offer a student discount?")
     assert not result.refused
     assert "Students get 50% off" in result.answer
 
@@ -75,7 +75,7 @@ def test_an_uploaded_student_discount_page_answers_with_the_discount(student_pro
 def test_an_on_topic_question_without_an_answer_is_refused_with_a_reason(
     student_project,  # noqa: ANN001
 ) -> None:
-    result = services.ask(project=student_project, question="How many students use the discount?")
+    result = asking.ask(project=student_project, question="How many students use the discount?")
     logged = Interaction.objects.get(answer_id=result.answer_id)
     assert result.refused and result.answer == SORRY and result.sources == []
     assert logged.kept_count > 0  # the gate let the student-discount page through...
@@ -88,7 +88,7 @@ def test_an_on_topic_question_without_an_answer_is_refused_with_a_reason(
 def test_a_two_part_question_is_answered_for_the_part_the_documents_cover(demo) -> None:  # noqa: ANN001
     # As one request the check refuses it (0.06: the cancel part pulls it under); the price
     # part, read against the plans passage alone, passes the gate and the check (0.47).
-    result = services.ask(
+    result = asking.ask(
         project=demo, question="What does the Team plan cost and how do I cancel my subscription?",
         topic="Billing",
     )  # fmt: skip
@@ -113,12 +113,10 @@ def test_with_its_llm_server_down_a_project_still_refuses_what_the_passages_do_n
     settings.OLLAMA_HOST = unused_url()
     runtime.reset()
     try:
-        missing = services.ask(
+        missing = asking.ask(
             project=student_project, question="How many students use the discount?"
         )
-        answered = services.ask(
-            project=student_project, question="Do you offer a student discount?"
-        )
+        answered = asking.ask(project=student_project, question="Do you offer a student discount?")
     finally:
         runtime.reset()
     logged = Interaction.objects.get(answer_id=missing.answer_id)
@@ -141,7 +139,7 @@ def test_the_topic_does_not_push_the_answering_sentence_out(demo, settings, tmp_
         b"email address. To apply, open Billing > Plans and choose Student.\n",
     )  # fmt: skip
     source_sync(source=files)
-    result = services.ask(
+    result = asking.ask(
         project=project, question="Do you offer a student discount?", topic="Billing"
     )
     assert not result.refused
@@ -149,7 +147,7 @@ def test_the_topic_does_not_push_the_answering_sentence_out(demo, settings, tmp_
 
 
 def test_the_cli_question_gets_both_commands_in_the_order_of_the_page(demo) -> None:  # noqa: ANN001
-    result = services.ask(
+    result = asking.ask(
         project=demo, question="How do I install the Acme CLI and log in? Show me the commands."
     )
     assert not result.refused

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.ask import services
 from assistant.models import Interaction
 from assistant.rag.prompting import REMINDER
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
+from tests import asking
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def ask_over_rest(client, project, question: str) -> dict:  # noqa: ANN001
 def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project, fake_ollama):
     fake_ollama.tokens = ["You can ", "ask for a refund ", "within 30 days [1]."]
     events = list(
-        services.ask_stream(
+        asking.ask_stream(
             project=ollama_project, question="How do I get my money back?", topic="Billing"
         )
     )
@@ -71,14 +71,14 @@ def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project
 
 
 def test_a_refusal_never_reaches_ollama(ollama_project, fake_ollama):
-    result = services.ask(project=ollama_project, question="Do you offer a student discount?")
+    result = asking.ask(project=ollama_project, question="Do you offer a student discount?")
     assert result.refused
     assert fake_ollama.requests_to("/api/chat") == []
 
 
 def test_a_model_that_finds_nothing_leaves_the_quote_standing(ollama_project, fake_ollama):
     fake_ollama.tokens = ["I'm sorry, I couldn't find ", "an answer to your question."]
-    result = services.ask(project=ollama_project, question="How do I get my money back?")
+    result = asking.ask(project=ollama_project, question="How do I get my money back?")
     assert not result.refused and result.written == "refused"
     assert result.answer == result.quote and "refund within 30 days" in result.answer
     assert result.generator == "extractive"
@@ -101,7 +101,7 @@ def test_a_written_sentence_no_passage_backs_is_withheld(ollama_project, fake_ol
         "Ask for a refund within 30 days [1]. ",
         "Or run `billing-cli refund --fast` to get it sooner [1].",
     ]
-    result = services.ask(project=ollama_project, question="How do I get my money back?")
+    result = asking.ask(project=ollama_project, question="How do I get my money back?")
     assert result.written == "complete"
     assert result.answer == "Ask for a refund within 30 days [1]."
 
@@ -125,7 +125,7 @@ def test_a_stalled_server_falls_back_to_quoting_the_passages_after_the_first_tok
     ollama_project, fake_ollama
 ):
     fake_ollama.stall_before_first_token = 5.0
-    result = services.ask(project=ollama_project, **REFUND)
+    result = asking.ask(project=ollama_project, **REFUND)
     # The passages were found: the user gets them quoted, with their citation, not an error.
     assert result.error == "" and not result.refused
     assert "refund within 30 days" in result.answer and result.answer.rstrip().endswith("[1]")
@@ -158,13 +158,13 @@ def test_the_answerability_check_guards_ollama_only_when_the_project_asks(
 ):
     fake_ollama.tokens = ["Ask for a refund [1]."]
     asked = {"question": "How do I get my money back?", "topic": "Billing"}
-    first = services.ask(project=ollama_project, **asked)
+    first = asking.ask(project=ollama_project, **asked)
     # Judged either way (it decides whether a quote comes first), refusing only when asked.
     assert Interaction.objects.get(answer_id=first.answer_id).answerability["answerable"]
 
     ollama_project.check_llm_answers = True
     ollama_project.save()
-    second = services.ask(project=ollama_project, **asked)
+    second = asking.ask(project=ollama_project, **asked)
     check = Interaction.objects.get(answer_id=second.answer_id).answerability
     assert check["answerable"] is True and check["reason"] == ""
     assert "refund" in check["best_sentence"].lower()

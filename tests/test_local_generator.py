@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from assistant.ask import services
 from assistant.models import Interaction
 from assistant.wiring import runtime
 from assistant.wiring.adapters.local_llm import _Line
+from tests import asking
 
 pytestmark = pytest.mark.django_db
 
@@ -55,7 +55,7 @@ def local_project(demo, settings, tmp_path):  # noqa: ANN001, ANN201
 
 
 def test_without_the_model_file_the_passages_are_quoted_and_the_reason_logged(local_project):
-    result = services.ask(
+    result = asking.ask(
         project=local_project, question="How do I get my money back?", topic="Billing"
     )
 
@@ -70,7 +70,7 @@ def test_without_the_model_file_the_passages_are_quoted_and_the_reason_logged(lo
 def test_the_local_model_reads_only_its_share_of_the_kept_passages(local_project, settings):
     settings.ASKDOCS_LOCAL_PASSAGES = 1
     events = list(
-        services.ask_stream(
+        asking.ask_stream(
             project=local_project, question="How do I export my data and how long does it take?",
             topic="Exporting your data",
         )

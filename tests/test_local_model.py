@@ -16,13 +16,14 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 
-from assistant.ask import services
 from assistant.models import Interaction
-from assistant.rag.answering import Fallback, Pipeline, is_refusal
+from assistant.rag.answer import Fallback, is_refusal
+from assistant.rag.answering import Pipeline
 from assistant.rag.prompting import build_prompt
 from assistant.rag.types import SORRY, Candidate, Chunk, Question, Retrieval, Turn, Waiting
 from assistant.wiring import runtime
 from assistant.wiring.adapters.local_llm import LocalGenerator
+from tests import asking
 
 pytestmark = pytest.mark.local_model
 
@@ -83,7 +84,7 @@ def test_it_writes_a_grounded_answer_that_cites_its_passage(model, settings):  #
     project.generator = "local"
     project.save()
 
-    result = services.ask(project=project, question="How do I get my money back?", topic="Billing")
+    result = asking.ask(project=project, question="How do I get my money back?", topic="Billing")
 
     assert result.generator == model.id and not result.fallback and not result.refused
     assert result.written == "complete" and result.quote != result.answer
@@ -164,9 +165,10 @@ def test_an_answer_that_does_not_start_in_time_is_quoted_instead(model):  # noqa
     kept = passages(REFUNDS, EXPORT, (REFUNDS[0] + " (copy)", REFUNDS[1]))
     answer = pipeline.respond(Question("How many days do refunds take?"), Retrieval("q", kept))
 
-    text = "".join(answer.tokens)
-    assert answer.generator_id == "extractive"
-    assert "no first token within 0.5 s" in answer.fallback
+    reading = answer.read()
+    text = reading.text
+    assert reading.outcome.generator == "extractive"
+    assert "no first token within 0.5 s" in reading.outcome.fallback
     assert "5 to 10 business days" in text
     assert _wait_until(lambda: hurried.waiting == 0)
 

@@ -12,14 +12,15 @@ from dataclasses import replace
 
 import pytest
 
-from assistant.ask import services
 from assistant.models import Interaction
-from assistant.rag.answering import Fallback, Pipeline
+from assistant.rag.answer import Fallback
+from assistant.rag.answering import Pipeline
 from assistant.rag.grounding import source_text, why_withheld
 from assistant.rag.prompting import build_prompt
-from assistant.rag.types import Question, Retrieval, Waiting, Written
+from assistant.rag.types import Outcome, Question, Retrieval, Waiting, Written
 from assistant.wiring import runtime
 from assistant.wiring.adapters.local_llm import LocalGenerator
+from tests import asking
 from tests.test_local_model import EXPORT, REFUNDS, model, passages  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.local_model
@@ -95,7 +96,7 @@ def test_an_answer_cut_at_its_token_limit_says_so_and_ends_at_a_whole_sentence( 
     settings.ASKDOCS_LOCAL_MAX_TOKENS = 24
     runtime.reset()
     events = list(
-        services.ask_stream(
+        asking.ask_stream(
             project=local_demo, question="How do I get my money back?", topic="Billing"
         )
     )
@@ -128,11 +129,12 @@ def test_a_question_that_tempts_the_model_to_invent_a_command_gets_none(patient)
         Retrieval("q", passages(CLI)),
     )
     parts = list(answer.parts)
+    ended = parts[-1]
     written = parts[parts.index(Written()) + 1 :] if Written() in parts else parts
     sentences = [p for p in written if isinstance(p, str)]
     source = source_text([CLI[1]])
 
-    assert answer.written  # the model was asked, and its answer was judged
+    assert isinstance(ended, Outcome) and ended.written  # the model was asked, and judged
     assert all(why_withheld(sentence, source) == "" for sentence in sentences), sentences
     for invented in ("apt", "sudo", "brew", "pip install", "`"):
         assert invented not in "".join(sentences)

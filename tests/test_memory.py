@@ -20,6 +20,7 @@ from assistant.rag.memory import ACK, FactRefused
 from assistant.rag.prompting import REMINDER
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
+from tests import asking
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +40,7 @@ def vectors_of(project: Project, user: str) -> set[str]:
 
 
 def say(project: Project, user: str, text: str) -> services.AskResult:
-    return services.ask(project=project, question=text, user_key=user)
+    return asking.ask(project=project, question=text, user_key=user)
 
 
 def test_it_remembers_a_fact_in_the_database_and_the_vector_store(project):
@@ -201,7 +202,7 @@ def test_it_learns_statements_only_when_the_project_opts_in(project):
 
 
 def test_without_a_user_memory_commands_are_ordinary_questions(project):
-    result = services.ask(project=project, question="remember I like sci-fi")
+    result = asking.ask(project=project, question="remember I like sci-fi")
     assert result.refused
     assert not UserFact.objects.filter(project=project).exists()
 

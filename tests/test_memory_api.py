@@ -13,6 +13,7 @@ from assistant.memory.models import UserFact
 from assistant.memory.services import memory_facts, memory_remember
 from assistant.models import Project
 from assistant.wiring import runtime
+from tests import asking
 from tests.conftest import secret_of
 
 pytestmark = pytest.mark.django_db
@@ -134,14 +135,13 @@ def test_the_admin_action_erases_the_selected_users_memory_with_its_vectors(clie
 
 
 def test_the_admin_shows_the_injection_rate_and_the_similarity_distribution(client, demo):
-    from assistant.ask import services
 
     admin = User.objects.create_superuser("admin", "a@example.com", "pw-for-tests-only")
     client.force_login(admin)
     user = f"visitor:{uuid.uuid4().hex}"
     memory_remember(project=demo, user_key=user, text="I'm on the Enterprise plan")
-    services.ask(project=demo, question="How do I pay for my plan?", user_key=user)
-    services.ask(project=demo, question="How do I get a refund?", user_key=user)
+    asking.ask(project=demo, question="How do I pay for my plan?", user_key=user)
+    asking.ask(project=demo, question="How do I get a refund?", user_key=user)
     page = client.get(f"/django-admin/assistant/userfact/?project__id__exact={demo.pk}")
     assert page.status_code == 200
     metrics = page.context["memory_metrics"]

@@ -10,11 +10,11 @@ import logging
 
 import pytest
 
-from assistant.ask import services
 from assistant.models import Interaction, Project
 from assistant.sealing import unseal
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
+from tests import asking
 from tests.broken_openai_server import BrokenServer, chunk
 from tests.fake_ollama import unused_url
 
@@ -65,7 +65,7 @@ def assert_quoted(body: dict[str, object], because: str) -> None:
 
 
 def test_without_a_server_set_the_openai_choice_quotes(openai_project):
-    result = services.ask(project=openai_project, **REFUND)
+    result = asking.ask(project=openai_project, **REFUND)
     assert result.generator == "extractive" and "refund within 30 days" in result.answer
 
 
@@ -163,20 +163,20 @@ def test_the_key_goes_in_the_authorization_header_and_the_sites_key_only_to_the_
 ):
     broken.reply(parts=[chunk("Ask for a refund [1]."), b"data: [DONE]\n\n"])
     use(openai_project, broken.url)
-    assert services.ask(project=openai_project, **REFUND).answer == "Ask for a refund [1]."
+    assert asking.ask(project=openai_project, **REFUND).answer == "Ask for a refund [1]."
     assert broken.authorizations == [f"Bearer {KEY}"]
 
     # The project names a server but no key: the site's key is not sent to it.
     settings.ASKDOCS_OPENAI_BASE_URL = "http://models.internal:8000/v1"
     settings.ASKDOCS_OPENAI_API_KEY = "sk-site-secret-key-000"
     use(openai_project, broken.url, key="")
-    services.ask(project=openai_project, **REFUND)
+    asking.ask(project=openai_project, **REFUND)
     assert broken.authorizations[-1] == ""
 
     # No URL of its own: the site's server, with the site's key.
     settings.ASKDOCS_OPENAI_BASE_URL = broken.url
     use(openai_project, "", key="")
-    services.ask(project=openai_project, **REFUND)
+    asking.ask(project=openai_project, **REFUND)
     assert broken.authorizations[-1] == "Bearer sk-site-secret-key-000"
 
 

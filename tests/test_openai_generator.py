@@ -17,13 +17,13 @@ from dataclasses import replace
 import pytest
 from django.conf import settings as django_settings
 
-from assistant.ask import services
 from assistant.models import Interaction
 from assistant.rag.prompting import build_prompt
 from assistant.rag.types import SORRY, Prompt, Question, Turn
 from assistant.wiring import runtime
 from assistant.wiring.adapters.openai_chat import OpenAIEndpoint, OpenAIGenerator
 from assistant.wiring.resilience import reset_circuits
+from tests import asking
 from tests.llama_server import is_processing, start_llama_server, tokens_written
 from tests.servers import stop
 from tests.test_local_model import REFUNDS, passages
@@ -92,7 +92,7 @@ def openai_project(demo, llama, settings):  # noqa: ANN001, ANN201
 
 def test_it_writes_a_grounded_answer_that_cites_its_passage(openai_project, llama, caplog):
     caplog.set_level(logging.DEBUG)
-    result = services.ask(project=openai_project, **REFUND)
+    result = asking.ask(project=openai_project, **REFUND)
 
     assert result.generator == "openai:qwen2.5-coder-1.5b"
     assert not result.fallback and not result.refused
@@ -149,7 +149,7 @@ def test_an_answer_that_does_not_start_in_time_is_quoted_and_the_server_stops(
     # A deadline shorter than reading the prompt: the real server is too slow for it.
     settings.ASKDOCS_OPENAI_TIMEOUTS = {"connect": 2.0, "first_token": 0.05, "between_tokens": 5}
     runtime.reset()
-    result = services.ask(
+    result = asking.ask(
         project=openai_project, question="How many business days until a refund reaches my card?"
     )
     assert result.generator == "extractive" and "business days" in result.answer

@@ -23,6 +23,7 @@ from assistant.wiring.retrieval_cache import index_scope
 from ingestion.models import Document, Source, SyncRun
 from ingestion.services import document_delete, document_upsert
 from ingestion.sync import sync_run_start
+from tests import asking
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +32,7 @@ OFFICE = "When does the Lisbon office open?"
 
 
 def ask(project: Project, **kwargs: object) -> services.AskResult:
-    result = services.ask(project=project, **{**MONEY_BACK, **kwargs})
+    result = asking.ask(project=project, **{**MONEY_BACK, **kwargs})
     assert not result.error, result
     return result
 

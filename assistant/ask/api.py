@@ -16,6 +16,7 @@ from assistant.api_errors import INTAKE_ERRORS, ApiError, error_responses
 from assistant.ask import intake, search, services
 from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
 from assistant.ask.selectors import suggested_questions
+from assistant.errors import UNAVAILABLE
 from assistant.models import Interaction
 from assistant.rag.types import Question
 
@@ -118,11 +119,7 @@ class AskApi(APIView):
         caller = caller_of(request)
         project = intake.authorise(caller)
         asked = intake.ask_request(body_of(request), project=project, caller=caller)
-        result = services.ask(
-            project=project, question=asked.question, topic=asked.topic,
-            channel=Interaction.Channel.API, conversation_id=asked.conversation_id,
-            history=asked.history, user_key=asked.user_key, client=asked.client,
-        )  # fmt: skip
+        result = services.ask(asked, channel=Interaction.Channel.API)
         if result.error:
             raise ApiError(result.error, result.answer, status.HTTP_503_SERVICE_UNAVAILABLE)
         result.conversation_id = asked.conversation_id
@@ -162,9 +159,7 @@ class RetrieveApi(APIView):
                 settings=asked.settings,
             )
         except Exception as exc:
-            raise ApiError(
-                "unavailable", services.UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE
-            ) from exc
+            raise ApiError("unavailable", UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE) from exc
         retrieval.candidates = retrieval.candidates[: asked.num_results]
         return Response(self.OutputSerializer(retrieval).data)
 

@@ -40,7 +40,7 @@ from assistant.ask.selectors import (
     conversation_history,
     project_by_key,
 )
-from assistant.errors import IntakeError
+from assistant.errors import UNAVAILABLE, IntakeError
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
 from assistant.overload import log_database_trouble
@@ -159,8 +159,6 @@ def bool_field(data: Mapping[str, Any], name: str, *, default: bool) -> bool:
 
 # --- The database --------------------------------------------------------------------------
 
-DATABASE_UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."
-
 
 @contextmanager
 def database_answers() -> Iterator[None]:
@@ -171,7 +169,7 @@ def database_answers() -> Iterator[None]:
         yield
     except DatabaseError as error:
         log_database_trouble(error, "a question")
-        raise IntakeError("unavailable", DATABASE_UNAVAILABLE, 503) from None
+        raise IntakeError("unavailable", UNAVAILABLE, 503) from None
 
 
 # --- Authorisation -------------------------------------------------------------------------
@@ -274,6 +272,25 @@ class AskRequest:
     #: The caller's address (for counting distinct visitors; see services.asker_of).
     client: str = ""
     settings: Settings = field(default_factory=Settings)
+
+
+def let_in(
+    project: Project,
+    *,
+    question: str,
+    topic: str = "",
+    conversation_id: str = "",
+    history: tuple[Turn, ...] = (),
+    user_key: str = "",
+    client: str = "",
+) -> AskRequest:
+    """The request of a door that has validated, authorised and rate-limited its question
+    itself, with the fields above (the home page's form, `manage.py ask`, an SMS already
+    taken in by its webhook): the project's settings are read here as for every other."""
+    return AskRequest(
+        project=project, question=question, topic=topic, conversation_id=conversation_id,
+        history=history, user_key=user_key, client=client, settings=settings_for(project),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

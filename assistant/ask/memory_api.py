@@ -10,8 +10,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assistant.api_errors import ApiError, error_responses
-from assistant.ask import intake, services
+from assistant.ask import intake
 from assistant.ask.intake import Caller
+from assistant.errors import UNAVAILABLE
 from assistant.memory.identity import IdentityError, check_user_key
 from assistant.memory.services import memory_erase_user, memory_facts, memory_remember
 from assistant.models import Project
@@ -94,9 +95,7 @@ class MemoryFactsApi(APIView):
         except FactRefused as refused:
             raise ApiError("fact_refused", str(refused)) from None
         except Exception as exc:
-            raise ApiError(
-                "unavailable", services.UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE
-            ) from exc
+            raise ApiError("unavailable", UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE) from exc
         code = status.HTTP_200_OK if remembered.merged else status.HTTP_201_CREATED
         body = {**FactOutput(remembered.fact).data, "merged": remembered.merged}
         return Response(body, status=code)
@@ -120,7 +119,5 @@ class MemoryEraseApi(APIView):
         try:
             deleted = memory_erase_user(project=project, user_key=user)
         except Exception as exc:
-            raise ApiError(
-                "unavailable", services.UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE
-            ) from exc
+            raise ApiError("unavailable", UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE) from exc
         return Response(self.OutputSerializer({"user": user, "deleted": deleted}).data)

@@ -8,12 +8,13 @@ import logging
 import time
 from dataclasses import dataclass
 
+from assistant.ask.answer_log import AnswerLog
 from assistant.ask.intake import RetrieveRequest
-from assistant.ask.services import UNAVAILABLE, _Log
+from assistant.ask.pipelines import project_search
+from assistant.errors import UNAVAILABLE
 from assistant.models import Project
 from assistant.rag.types import Question, Retrieval, Settings
-from assistant.wiring import runtime
-from ingestion.selectors import chunk_places, chunks_by_vector_id, passages_in_scope, search_scope
+from ingestion.selectors import chunk_places
 
 logger = logging.getLogger(__name__)
 
@@ -27,13 +28,7 @@ class SearchUnavailable(Exception):
 
 def retrieve(*, project: Project, question: Question, settings: Settings) -> Retrieval:
     """Candidates for a question, scored and gated by the project's own pipeline."""
-    # First: a write by another process reaches this one before anything is read or cached.
-    scope = search_scope(project_id=project.id)
-    runtime.index_seen(project_id=project.id, stamp=scope.stamp)
-    retriever = runtime.answer_retriever(
-        project_id=project.id, chunks=chunks_by_vector_id, passages=passages_in_scope
-    )
-    return retriever.retrieve(question, settings, scope.where)
+    return project_search(project).retrieve(question, settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +56,7 @@ def search(*, asked: RetrieveRequest, channel: str) -> SearchResult:
     logged. Raises SearchUnavailable (logged too) when a model or the store fails."""
     started = time.perf_counter()
     question = Question(asked.question, asked.topic)
-    log = _Log(project=asked.project, channel=channel, conversation_id="", question=question)
+    log = AnswerLog(project=asked.project, channel=channel, conversation_id="", question=question)
     log.generator = "search"
     try:
         retrieval = retrieve(project=asked.project, question=question, settings=asked.settings)

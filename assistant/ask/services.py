@@ -1,32 +1,28 @@
-"""Writes for the assistant app: answering a question and recording what happened."""
+"""Writes for the assistant app: answering a question the intake let in, as a stream of events
+or in one piece, and recording what happened (answer_log.py)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from django.conf import settings
-from django.utils.crypto import salted_hmac
 
-from assistant.ask.intake import settings_for
+from assistant.ask.answer_log import AnswerLog, asker_of, ms, sources_of
+from assistant.ask.intake import AskRequest
+from assistant.ask.pipelines import project_pipeline
+from assistant.errors import UNAVAILABLE
 from assistant.memory.services import memory_command, memory_learn, memory_recall
-from assistant.models import Interaction, Project
-from assistant.rag.answerability import Verdict
-from assistant.rag.answering import Answer, is_refusal
+from assistant.models import Interaction
+from assistant.rag.answer import Answer
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.related import related_pages
-from assistant.rag.types import SORRY, Question, Retrieval, Turn, Unwritten, Waiting, Written
-from assistant.wiring import runtime
-from ingestion.curated import curated_answers_used
-from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope, section_chunks
+from assistant.rag.types import Outcome, Question, Retrieval, Unwritten, Waiting, Written
 
 logger = logging.getLogger(__name__)
-
-UNAVAILABLE = "The assistant is unavailable right now, please try again in a minute."
 
 EventKind = Literal["sources", "waiting", "token", "written", "done", "error"]
 
@@ -58,65 +54,39 @@ class AskResult:
     truncated: bool = False
 
 
-def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
-    """What the answerability check said, as logged and shown ({} when it did not run)."""
-    if verdict is None:
-        return {}
-    return {
-        "answerable": verdict.answerable,
-        "score": verdict.score,
-        "reason": verdict.reason,
-        "features": verdict.features,
-        "best_sentence": verdict.best_sentence,
-    }
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How long an answer may grow: `max_chars` / `max_seconds` (0: unbounded) cut it short
+    (at a whole sentence); `write_within` (0: unbounded) is how long after the quote a door
+    that answers in one piece waits for a model's written answer."""
 
-
-def sources_of(retrieval: Retrieval, answer: Answer | None = None) -> list[dict[str, Any]]:
-    """The passages the answer was written from, numbered as its [n] markers: the prompt's
-    (a generator may be given fewer than were kept), else every kept one."""
-    passages = answer.prompt.passages if answer is not None and answer.prompt else retrieval.kept
-    return [
-        {
-            "n": number,
-            "title": c.chunk.title,
-            "url": c.chunk.url,
-            "relevance": round(c.relevance, 4) if c.relevance is not None else None,
-            **({"curated": True} if c.chunk.curated else {}),
-        }
-        for number, c in enumerate(passages, start=1)
-    ]
+    max_chars: int = 0
+    max_seconds: float = 0
+    write_within: float = 0
 
 
 def ask_stream(
+    request: AskRequest,
     *,
-    project: Project,
-    question: str,
-    topic: str = "",
     channel: str = Interaction.Channel.API,
-    conversation_id: str = "",
-    history: Sequence[Turn] = (),
-    user_key: str = "",
-    client: str = "",
+    limits: Limits = Limits(),  # noqa: B008 - frozen, so one shared default is safe
     clock: Callable[[], float] = time.perf_counter,
-    max_chars: int = 0,
-    max_seconds: float = 0,
-    write_within: float = 0,
 ) -> Generator[Event, None, None]:
     """Answer one question as a stream of events: `sources`, then `token`s (after `waiting`s
     while a local model keeps the question in line), then `done` (or `error`). The
     interaction is recorded whatever happens, also when the consumer stops early (a closed
-    socket). `max_chars` / `max_seconds` (0: unbounded) cut a long answer
-    short; `done` then says `truncated`. With a model that writes, the quote comes first, then
-    `written` and the written answer (rag/written.py); `done.written` says how it ended, and
-    `write_within` (0: unbounded) is how long after the quote a one-piece door waits for it.
-    With a `user_key`, memory commands ("remember ...")
-    are carried out and the user's relevant facts reach the model (assistant/memory/)."""
+    socket). With a model that writes, the quote comes first, then `written` and the written
+    answer (rag/written.py); `done.written` says how it ended. With a `user_key`, memory
+    commands ("remember ...") are carried out and the user's relevant facts reach the model
+    (assistant/memory/)."""
     started = clock()
-    asked = Question(text=question.strip(), topic=topic.strip(), history=tuple(history))
-    log = _Log(
-        project=project, channel=channel, conversation_id=conversation_id, question=asked,
-        asker=asker_of(user_key=user_key, client=client),
+    asked = Question(text=request.question.strip(), topic=request.topic.strip(),
+                     history=tuple(request.history))  # fmt: skip
+    log = AnswerLog(
+        project=request.project, channel=channel, conversation_id=request.conversation_id,
+        question=asked, asker=asker_of(user_key=request.user_key, client=request.client),
     )  # fmt: skip
+    user_key = request.user_key
     command = parse_command(asked.text) if user_key else None
     if command is not None:
         yield from _memory_command(log, user_key, command, clock, started)
@@ -124,115 +94,127 @@ def ask_stream(
     if user_key:
         asked = log.question = _with_memory(log, user_key, asked, clock)
     try:
-        # First: a write by another process reaches this one before anything is read or cached.
-        scope = search_scope(project_id=project.id)
-        runtime.index_seen(project_id=project.id, stamp=scope.stamp)
-        pipeline = runtime.pipeline(
-            retriever=runtime.answer_retriever(
-                project_id=project.id, chunks=chunks_by_vector_id, passages=passages_in_scope
-            ),
-            generator_choice=project.generator,
-            check_llm_answers=project.check_llm_answers,
-            sections=section_chunks,
-            instructions=project.custom_instructions,
-            openai=project.openai_endpoint_fields(),
-        )
-        answer = pipeline.answer(asked, settings_for(project), scope.where)
+        answer = project_pipeline(request.project).answer(asked, request.settings)
     except Exception as exc:  # noqa: BLE001 - any failure of a model or store ends the same way
-        logger.exception("retrieval failed for project %s", project.pk)
+        logger.exception("retrieval failed for project %s", request.project.pk)
         log.error = type(exc).__name__[:60]
         log.save(clock() - started)
         yield Event("error", {"code": "unavailable", "message": UNAVAILABLE})
         return
 
     log.answer = answer
-    sources = sources_of(answer.retrieval, answer)
-    yield Event("sources", {"sources": sources})
-
-    said = _Said()
-    generation_started = clock()
-    finished = truncated = gave_up = False
+    yield Event("sources", {"sources": sources_of(answer.retrieval, answer)})
+    telling = _Telling(answer, limits, clock)
     try:
-        for part in answer.parts:
-            if isinstance(part, Waiting):
-                # The question waits for a local model (its place in line, then its reading).
-                yield Event("waiting", {"ahead": part.ahead, "read": round(part.read, 2)})
-                if said.late(clock(), write_within):
-                    gave_up = True
-                    break
-                shown = said.quote or said.written
-                if shown and max_seconds and clock() - generation_started >= max_seconds:
-                    # Over the cap before the model wrote a word: the quote is the answer.
-                    gave_up = said.writing_since is not None and not said.written
-                    truncated = not gave_up
-                    break
-                continue
-            if isinstance(part, Written):
-                said.writing_since = clock()
-                log.latency["quote_ms"] = _ms(clock() - generation_started)
-                yield Event("written", {})
-                continue
-            if isinstance(part, Unwritten):
-                truncated = bool(said.written)  # whole sentences were shown, then it stopped
-                continue
-            if not isinstance(part, str):
-                continue
-            if not said.quote and not said.written:
-                log.latency["first_token_ms"] = _ms(clock() - generation_started)
-            if said.writing_since is not None and not said.written:
-                log.latency["written_first_ms"] = _ms(clock() - generation_started)
-            said.add(part)
-            yield Event("token", {"text": part})
-            if (max_chars and said.length >= max_chars) or (
-                max_seconds and clock() - generation_started >= max_seconds
-            ):
-                truncated = True
-                break
-            if said.late(clock(), write_within):
-                gave_up = True
-                break
-        finished = True
-    except GeneratorUnavailable as exc:
-        logger.warning("generator unavailable for project %s: %s", project.pk, exc)
-        log.error = "generator_unavailable"
+        yield from telling.events()
     finally:
-        # Close the generator stream (an Ollama response, a local model's run) if we stopped
-        # early: the model stops, and the answer says how its written part ended.
-        close = getattr(answer.parts, "close", None)
+        telling.finish(log)
+        interaction = log.save(clock() - started)
+    if log.error:
+        yield Event("error", {"code": "unavailable", "message": UNAVAILABLE,
+                              "answer_id": str(interaction.answer_id)})  # fmt: skip
+        return
+    yield Event("done", {
+        "answer_id": str(interaction.answer_id), "refused": interaction.refused,
+        "truncated": telling.truncated, "written": telling.outcome.written,
+        "timings_ms": interaction.latency_ms, "generator": interaction.generator,
+        "fallback": interaction.fallback, "related": interaction.related,
+    })  # fmt: skip
+
+
+class _Telling:
+    """Telling the visitor one answer: its parts as events, within the limits, and then what
+    was said and how it ended, for the log."""
+
+    def __init__(self, answer: Answer, limits: Limits, clock: Callable[[], float]) -> None:
+        self.answer, self.limits, self.clock = answer, limits, clock
+        self.said = _Said()
+        self.started = clock()
+        self.latency: dict[str, float] = {}
+        self.outcome: Outcome = Outcome(answer.generator_id)
+        self.ended = False  # the parts ended with their Outcome
+        self.finished = self.truncated = self.gave_up = False
+        self.error = ""
+
+    def events(self) -> Iterator[Event]:
+        try:
+            for part in self.answer.parts:
+                if isinstance(part, Outcome):
+                    self.outcome, self.ended = part, True
+                    continue
+                event = self._event(part)
+                if event is not None:
+                    yield event
+                if self._stop(part):
+                    break
+            self.finished = True
+        except GeneratorUnavailable as exc:
+            logger.warning("generator unavailable: %s", exc)
+            self.error = "generator_unavailable"
+
+    def _event(self, part: object) -> Event | None:
+        said, clock = self.said, self.clock
+        if isinstance(part, Waiting):
+            # The question waits for a local model (its place in line, then its reading).
+            return Event("waiting", {"ahead": part.ahead, "read": round(part.read, 2)})
+        if isinstance(part, Written):
+            said.writing_since = clock()
+            self.latency["quote_ms"] = ms(clock() - self.started)
+            return Event("written", {})
+        if isinstance(part, Unwritten):
+            self.truncated = bool(said.written)  # whole sentences were shown, then it stopped
+            return None
+        if not isinstance(part, str):
+            return None
+        if not said.quote and not said.written:
+            self.latency["first_token_ms"] = ms(clock() - self.started)
+        if said.writing_since is not None and not said.written:
+            self.latency["written_first_ms"] = ms(clock() - self.started)
+        said.add(part)
+        return Event("token", {"text": part})
+
+    def _stop(self, part: object) -> bool:
+        """Whether to stop reading after this part (and why, in `truncated` / `gave_up`)."""
+        said, now, limits = self.said, self.clock(), self.limits
+        over_time = bool(limits.max_seconds) and now - self.started >= limits.max_seconds
+        if isinstance(part, Waiting):
+            if said.late(now, limits.write_within):
+                self.gave_up = True
+                return True
+            if (said.quote or said.written) and over_time:
+                # Over the cap before the model wrote a word: the quote is the answer.
+                self.gave_up = said.writing_since is not None and not said.written
+                self.truncated = not self.gave_up
+                return True
+            return False
+        if not isinstance(part, str):
+            return False
+        if (limits.max_chars and said.length >= limits.max_chars) or over_time:
+            self.truncated = True
+            return True
+        if said.late(now, limits.write_within):
+            self.gave_up = True
+            return True
+        return False
+
+    def finish(self, log: AnswerLog) -> None:
+        """Close the parts (a model still writing stops: an Ollama response, a local model's
+        run) and fill in the log: what was said, how the answer ended, and why it stopped."""
+        close = getattr(self.answer.parts, "close", None)
         if close is not None:
             close()
-        if gave_up and answer.written == "stopped":
-            answer.written = "late"
-            truncated = truncated or bool(said.written)
-        log.latency["generate_ms"] = _ms(clock() - generation_started)
-        log.text = said.final(answer)
-        if not finished and not log.error:
+        if not self.ended:
+            wrote = bool(self.said.written)
+            self.outcome = self.answer.stopped(wrote=wrote, late=self.gave_up)
+            if self.gave_up and self.answer.quote_first:
+                self.truncated = self.truncated or wrote
+        self.latency["generate_ms"] = ms(self.clock() - self.started)
+        log.latency.update(self.latency)
+        log.outcome = self.outcome
+        log.text = self.said.final(self.answer, self.outcome)
+        log.error = log.error or self.error
+        if not self.finished and not log.error:
             log.error = "cancelled"
-        interaction = log.save(clock() - started)
-
-    if log.error:
-        yield Event(
-            "error",
-            {
-                "code": "unavailable",
-                "message": UNAVAILABLE,
-                "answer_id": str(interaction.answer_id),
-            },
-        )
-        return
-    yield Event(
-        "done",
-        {
-            "answer_id": str(interaction.answer_id),
-            "refused": interaction.refused,
-            "truncated": truncated,
-            "written": answer.written,
-            "timings_ms": interaction.latency_ms,
-            "generator": interaction.generator,
-            "fallback": interaction.fallback,
-            "related": interaction.related,
-        },
-    )
 
 
 @dataclass(slots=True)
@@ -252,15 +234,17 @@ class _Said:
         """A door that answers in one piece waited its budget for the written answer."""
         return bool(within) and self.writing_since is not None and now - self.writing_since > within
 
-    def final(self, answer: Answer) -> str:
+    def final(self, answer: Answer, outcome: Outcome) -> str:
         """The answer as logged and as a one-piece door gives it: the written answer when it
         was completed, else the quote."""
-        if answer.quote_first and answer.written == "complete":
+        if answer.quote_first and outcome.written == "complete":
             return "".join(self.written)
         return "".join(self.quote)
 
 
-def _with_memory(log: _Log, user_key: str, asked: Question, clock: Callable[[], float]) -> Question:
+def _with_memory(
+    log: AnswerLog, user_key: str, asked: Question, clock: Callable[[], float]
+) -> Question:
     """The question with the user's relevant facts; without them when memory fails (an
     answer without memory beats no answer)."""
     project = log.project
@@ -274,12 +258,12 @@ def _with_memory(log: _Log, user_key: str, asked: Question, clock: Callable[[], 
         log.memory = [{"error": "unavailable"}]
         return asked
     log.memory = recall.log
-    log.latency["memory_ms"] = _ms(clock() - started)
+    log.latency["memory_ms"] = ms(clock() - started)
     return replace(asked, facts=tuple(hit.text for hit in recall.used))
 
 
 def _memory_command(
-    log: _Log, user_key: str, command: Command, clock: Callable[[], float], started: float
+    log: AnswerLog, user_key: str, command: Command, clock: Callable[[], float], started: float
 ) -> Generator[Event, None, None]:
     try:
         reply = memory_command(project=log.project, user_key=user_key, command=command)
@@ -294,30 +278,28 @@ def _memory_command(
     interaction = log.save(clock() - started)
     yield Event("sources", {"sources": []})
     yield Event("token", {"text": reply})
-    yield Event(
-        "done",
-        {
-            "answer_id": str(interaction.answer_id),
-            "refused": False,
-            "truncated": False,
-            "written": "",
-            "timings_ms": interaction.latency_ms,
-            "generator": interaction.generator,
-            "fallback": "",
-            "related": [],
-        },
-    )
+    yield Event("done", {
+        "answer_id": str(interaction.answer_id), "refused": False, "truncated": False,
+        "written": "", "timings_ms": interaction.latency_ms, "generator": interaction.generator,
+        "fallback": "", "related": [],
+    })  # fmt: skip
 
 
-def ask(**kwargs: Any) -> AskResult:
-    """Answer one question and return the whole answer (the non-streaming API, SMS, CLI). A
-    model's written answer is waited for at most ASKDOCS_WRITE_WITHIN seconds after the quote."""
-    kwargs.setdefault("write_within", settings.ASKDOCS_WRITE_WITHIN)
+def ask(
+    request: AskRequest,
+    *,
+    channel: str = Interaction.Channel.API,
+    write_within: float | None = None,
+) -> AskResult:
+    """Answer one question and return the whole answer (the non-streaming API, SMS, CLI, MCP).
+    A model's written answer is waited for at most ASKDOCS_WRITE_WITHIN seconds after the
+    quote (`write_within`)."""
+    wait = settings.ASKDOCS_WRITE_WITHIN if write_within is None else write_within
     quote: list[str] = []
     text: list[str] = []
     sources: list[dict[str, Any]] = []
     result = AskResult(answer_id="", answer="", refused=False, sources=[], retrieval=None)
-    for event in ask_stream(**kwargs):
+    for event in ask_stream(request, channel=channel, limits=Limits(write_within=wait)):
         if event.kind == "sources":
             sources = event.data["sources"]
         elif event.kind == "token":
@@ -342,82 +324,5 @@ def ask(**kwargs: Any) -> AskResult:
     written = result.written == "complete" or not quote
     result.answer = "".join(text) if written else result.quote
     result.sources = [] if result.refused else sources
+    result.conversation_id = request.conversation_id
     return result
-
-
-def asker_of(*, user_key: str, client: str) -> str:
-    """Who asks, for counting distinct visitors: a proven identity (`user:` is signed by the
-    host page's server, `sms:` reported by Twilio) or else the client's address. A widget's
-    `visitor:` id is not one: the page makes it up and could make up a new one per question.
-    Hashed with the site's secret: the log keeps no address."""
-    who = user_key if user_key.startswith(("user:", "sms:")) else (client and f"addr:{client}")
-    return salted_hmac("askdocs.asker", who).hexdigest()[:32] if who else ""
-
-
-@dataclass(slots=True)
-class _Log:
-    project: Project
-    channel: str
-    conversation_id: str
-    question: Question
-    asker: str = ""
-    answer: Answer | None = None
-    text: str = ""
-    error: str = ""
-    latency: dict[str, float] = field(default_factory=dict)
-    memory: list[dict[str, Any]] = field(default_factory=list)
-    generator: str = ""
-    #: A search that writes no answer (assistant/ask/search.py): refused when nothing is kept.
-    retrieval: Retrieval | None = None
-
-    def save(self, elapsed: float) -> Interaction:
-        retrieval = self.answer.retrieval if self.answer else self.retrieval
-        if self.answer is not None:
-            refused = self.answer.refused_before_generation or is_refusal(self.text)
-        else:
-            refused = self.retrieval is not None and not self.retrieval.kept
-        latency = {**(retrieval.timings_ms if retrieval else {}), **self.latency}
-        latency["total_ms"] = _ms(elapsed)
-        if retrieval is not None and not refused and not self.error:
-            cited = self.answer.prompt.passages if self.answer and self.answer.prompt else ()
-            curated = [c.chunk.id for c in cited if c.chunk.curated]
-            if curated:
-                curated_answers_used(vector_ids=curated)
-        return Interaction.objects.create(
-            project=self.project,
-            channel=self.channel,
-            conversation_id=self.conversation_id,
-            asker=self.asker,
-            question=self.question.text,
-            topic=self.question.topic,
-            retrieval_query=retrieval.query if retrieval else "",
-            query_form=retrieval.query_form if retrieval else "",
-            candidates=[
-                {
-                    "chunk_id": c.chunk.id,
-                    "title": c.chunk.title,
-                    "url": c.chunk.url,
-                    "similarity": None if c.similarity is None else round(c.similarity, 4),
-                    "relevance": None if c.relevance is None else round(c.relevance, 4),
-                    "kept": c.kept,
-                }
-                for c in (retrieval.candidates if retrieval else [])
-            ],
-            sources=sources_of(retrieval, self.answer) if retrieval and not refused else [],
-            related=[page.as_dict() for page in related_pages(retrieval)] if refused else [],
-            best_relevance=retrieval.best_relevance if retrieval else None,
-            kept_count=len(retrieval.kept) if retrieval else 0,
-            answer=SORRY if refused and not self.text else self.text,
-            refused=refused,
-            generator=self.answer.generator_id if self.answer else self.generator,
-            fallback=self.answer.fallback if self.answer else "",
-            error=self.error,
-            latency_ms=latency,
-            memory=self.memory,
-            answerability=verdict_log(self.answer.verdict if self.answer else None),
-            total_ms=latency["total_ms"],
-        )
-
-
-def _ms(seconds: float) -> float:
-    return round(seconds * 1000, 2)

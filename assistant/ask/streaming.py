@@ -25,6 +25,7 @@ from django.conf import settings
 
 from assistant.ask import services
 from assistant.ask.intake import AskRequest
+from assistant.errors import UNAVAILABLE
 from assistant.models import Interaction
 
 logger = logging.getLogger(__name__)
@@ -45,18 +46,11 @@ async def answer_frames(
     cancels the generation."""
 
     def events() -> Generator[services.Event, None, None]:
-        return services.ask_stream(
-            project=request.project,
-            question=request.question,
-            topic=request.topic,
-            channel=channel,
-            conversation_id=request.conversation_id,
-            history=request.history,
-            user_key=request.user_key,
-            client=request.client,
+        limits = services.Limits(
             max_chars=settings.ASKDOCS_MAX_ANSWER_CHARS,
             max_seconds=settings.ASKDOCS_MAX_GENERATION_SECONDS,
         )
+        return services.ask_stream(request, channel=channel, limits=limits)
 
     pace = _Pace(settings.ASKDOCS_STREAM_WORDS_PER_SECOND)
     async for event in _events_off_loop(events):
@@ -129,9 +123,7 @@ async def _events_off_loop(
                 hand_over(event)
         except Exception:
             logger.exception("streaming an answer failed")
-            hand_over(
-                services.Event("error", {"code": "unavailable", "message": services.UNAVAILABLE})
-            )
+            hand_over(services.Event("error", {"code": "unavailable", "message": UNAVAILABLE}))
         finally:
             # Runs ask_stream's own `finally` in this thread: the model's stream is closed and
             # the interaction is logged (as cancelled when we stopped early).

@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from assistant.api_errors import json_error
 from assistant.ask import intake, services
 from assistant.demo import PROJECT_NAME as DEMO_PROJECT
-from assistant.errors import IntakeError
+from assistant.errors import UNAVAILABLE, IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
 from assistant.overload import log_database_trouble
@@ -48,11 +48,11 @@ def home(request: HttpRequest) -> HttpResponse:
                 else error.message
             )
         else:
-            result = services.ask(
-                project=project, question=question, topic=topic,
-                channel=Interaction.Channel.WIDGET,
+            asked = intake.let_in(
+                project, question=question, topic=topic,
                 client=request.META.get("REMOTE_ADDR", ""),
             )  # fmt: skip
+            result = services.ask(asked, channel=Interaction.Channel.WIDGET)
             context["result"] = result
             context["answer_html"] = render(result.answer)
     return TemplateResponse(request, "assistant/home.html", context)
@@ -111,7 +111,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     error = sys.exc_info()[1]
     if isinstance(error, DatabaseError):
         log_database_trouble(error, request.path)
-        return json_error("unavailable", intake.DATABASE_UNAVAILABLE, 503)
+        return json_error("unavailable", UNAVAILABLE, 503)
     return json_error("server_error", "Something went wrong on our side.", 500)
 
 

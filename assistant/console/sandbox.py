@@ -1,29 +1,33 @@
-"""The RAG sandbox: run the real pipeline on one question and keep every intermediate step.
+"""The RAG sandbox: run the project's own pipeline (ask/pipelines.py, the one every door uses)
+on one question and keep every intermediate step.
 
 Nothing is written to the interaction log: an admin's experiments would skew the metrics.
-With `stream=True` the answer is not generated here: the prompt is kept in the cache under a
-random token and `sandbox_answer_stream` generates it while the browser shows it arriving."""
+With `stream=True` the answer is not generated here: the question is kept in the cache under a
+random token and `sandbox_answer_stream` asks it again through the same pipeline while the
+browser shows the answer arriving, as a visitor would see it (the quote, then a model's
+written answer, checked)."""
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
 from django.utils.safestring import mark_safe
 
+from assistant.ask.answer_log import verdict_log
 from assistant.ask.intake import settings_for
-from assistant.ask.services import UNAVAILABLE, verdict_log
+from assistant.ask.pipelines import project_pipeline
+from assistant.errors import UNAVAILABLE
 from assistant.markdown import render
 from assistant.models import Project
+from assistant.rag.answer import Answer
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.related import RelatedPage, related_pages
-from assistant.rag.types import Part, Prompt, Question, Turn
-from assistant.wiring import runtime
-from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope, section_chunks
+from assistant.rag.types import Question, Settings, Turn
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +93,14 @@ class SandboxRun:
 
 
 STREAM_TTL_SECONDS = 600
-_CACHE_PREFIX = "console:sandbox-prompt:"
+
+
+def _answer(project: Project, asked: Question, settings: Settings) -> Answer:
+    """The project's own pipeline, without the retrieval cache: the sandbox watches it run."""
+    return project_pipeline(project, cached=False).answer(asked, settings)
+
+
+_CACHE_PREFIX = "console:sandbox-question:"
 
 
 def sandbox_run(
@@ -103,21 +114,10 @@ def sandbox_run(
 ) -> SandboxRun:
     """`previous`: the earlier questions of a conversation to replay, oldest first (user turns
     of the history, as the log gives them to a follow-up)."""
-    settings = settings_for(project, threshold=threshold)
     history = tuple(Turn("user", text.strip()) for text in previous if text.strip())
     asked = Question(text=question.strip(), topic=topic.strip(), history=history)
     try:
-        pipeline = runtime.pipeline(
-            retriever=runtime.retriever(chunks=chunks_by_vector_id, passages=passages_in_scope),
-            generator_choice=project.generator,
-            check_llm_answers=project.check_llm_answers,
-            sections=section_chunks,
-            instructions=project.custom_instructions,
-            openai=project.openai_endpoint_fields(),
-        )
-        scope = search_scope(project_id=project.id)
-        runtime.index_seen(project_id=project.id, stamp=scope.stamp)
-        answer = pipeline.answer(asked, settings, scope.where)
+        answer = _answer(project, asked, settings_for(project, threshold=threshold))
     except Exception:  # noqa: BLE001 - any failing model or store is shown the same way
         logger.exception("sandbox retrieval failed for project %s", project.pk)
         return SandboxRun(
@@ -128,18 +128,22 @@ def sandbox_run(
         )  # fmt: skip
     retrieval = answer.retrieval
     prompt = answer.prompt
-    error = text = token = ""
+    error = text = token = fallback = ""
+    generator = answer.generator_id
     if stream and prompt is not None:
         getattr(answer.parts, "close", lambda: None)()  # not started: nothing to stop upstream
         token = secrets.token_hex(16)
+        asked_again = {"question": question, "topic": topic, "previous": list(previous)}
         cache.set(
             _CACHE_PREFIX + token,
-            {"project_id": project.pk, "generator": project.generator, "prompt": prompt},
+            {"project_id": project.pk, "threshold": threshold, **asked_again},
             STREAM_TTL_SECONDS,
         )
     else:
         try:
-            text = "".join(answer.tokens)
+            reading = answer.read()
+            text, generator = reading.text, reading.outcome.generator
+            fallback = reading.outcome.fallback
         except GeneratorUnavailable as exc:
             logger.warning("sandbox generator unavailable: %s", exc)
             text, error = "", UNAVAILABLE
@@ -163,8 +167,8 @@ def sandbox_run(
         prompt_messages=[(t.role, t.content) for t in prompt.messages] if prompt else [],
         answer=text,
         refused=answer.refused_before_generation,
-        generator=answer.generator_id,
-        fallback=answer.fallback,
+        generator=generator,
+        fallback=fallback,
         error=error,
         timings_ms=retrieval.timings_ms,
         searched=retrieval.searched,
@@ -179,13 +183,14 @@ class UnknownStream(LookupError):
     """The token is unknown or expired (the page was left open for over ten minutes)."""
 
 
-def sandbox_answer_stream(*, token: str) -> Iterator[Part]:
-    """The answer to a prompt `sandbox_run` kept, as the generator writes it. Raises
-    UnknownStream at once, or GeneratorUnavailable when the first token is asked for."""
+def sandbox_answer_stream(*, token: str) -> Answer:
+    """The answer to the question `sandbox_run` kept, asked again through the project's
+    pipeline: its parts stream as the widget's do. Raises UnknownStream at once; a model that
+    cannot start raises GeneratorUnavailable, or its quote stands, when the parts are read."""
     kept = cache.get(_CACHE_PREFIX + token) if len(token) == 32 else None
-    if kept is None or not isinstance(kept.get("prompt"), Prompt):
+    project = Project.objects.filter(pk=kept["project_id"]).first() if kept else None
+    if kept is None or project is None:
         raise UnknownStream("This sandbox answer has expired; ask again.")
-    # The project's server key is read again here, never kept in the cache with the prompt.
-    project = Project.objects.filter(pk=kept["project_id"]).first()
-    fields = project.openai_endpoint_fields() if project is not None else None
-    return runtime.generator_for(kept["generator"], openai=fields).stream(kept["prompt"])
+    history = tuple(Turn("user", str(text).strip()) for text in kept["previous"] if text)
+    asked = Question(text=kept["question"].strip(), topic=kept["topic"].strip(), history=history)
+    return _answer(project, asked, settings_for(project, threshold=kept["threshold"]))

@@ -28,8 +28,7 @@ from starlette.types import Receive, Scope, Send
 
 from assistant.ask import intake, mcp_intake
 from assistant.ask.intake import Caller
-from assistant.ask.services import UNAVAILABLE
-from assistant.errors import IntakeError
+from assistant.errors import UNAVAILABLE, IntakeError
 from assistant.mcp_server.tools import SCOPE_KEY, server
 
 logger = logging.getLogger(__name__)

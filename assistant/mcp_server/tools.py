@@ -127,11 +127,7 @@ def _ask(
         asked = intake.ask_request(data, project=project, caller=caller)
     except IntakeError as error:
         raise _tool_error(error) from None
-    result = services.ask(
-        project=project, question=asked.question, topic=asked.topic,
-        channel=Interaction.Channel.MCP, conversation_id=asked.conversation_id,
-        history=asked.history, user_key=asked.user_key, client=asked.client,
-    )  # fmt: skip
+    result = services.ask(asked, channel=Interaction.Channel.MCP)
     if result.error:
         raise ToolError(f"{result.error}: {result.answer}")
     return Answer(

@@ -6,79 +6,34 @@ whatever the model does."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
+from assistant.rag.answer import Answer, Fallback
 from assistant.rag.answerability import Answerability, Verdict
 from assistant.rag.injection import gives_instructions
 from assistant.rag.ports import Generator, Retrieves, SectionLookup
 from assistant.rag.prompting import build_prompt
 from assistant.rag.question_parts import question_parts
 from assistant.rag.retrieval import previous_question
-from assistant.rag.types import (
-    SORRY,
-    Candidate,
-    Part,
-    Prompt,
-    Question,
-    Retrieval,
-    Settings,
-    Written,
-)
+from assistant.rag.types import SORRY, Candidate, Outcome, Part, Question, Retrieval, Settings
 from assistant.rag.written import quote_then_write, write_alone
 
 
-@dataclass(slots=True)
-class Answer:
-    """Retrieval is done; `parts` is consumed lazily by whoever streams the answer: text deltas,
-    `Waiting` while a generator keeps the question waiting, and with a model that writes, the
-    quote first and then `Written` and the written answer (rag/written.py). Whoever only wants
-    the text reads `tokens` instead (one or the other, once)."""
-
-    retrieval: Retrieval
-    prompt: Prompt | None
-    parts: Iterator[Part]
-    generator_id: str
-    #: What the answerability check said (None: it did not run, e.g. nothing was kept).
-    verdict: Verdict | None = None
-    #: Why another generator answered ("" when the chosen one did): set while `tokens` runs.
-    fallback: str = ""
-    #: The quote comes first and a written answer follows (`Written` among the parts).
-    quote_first: bool = False
-    #: How the written answer ended: "complete", "omits" (complete, but without a name the
-    #: quote gives: the quote stands), or an `Unwritten` reason ("" : none tried).
-    written: str = ""
-    #: Written sentences kept from the visitor by the grounding check, with the reason.
-    withheld: list[str] = field(default_factory=list)
-
-    @property
-    def refused_before_generation(self) -> bool:
-        return self.prompt is None
-
-    @property
-    def tokens(self) -> Iterator[str]:
-        """The answer's text: with a quote first, the written answer when it was completed,
-        else the quote (so this waits for the whole answer)."""
-        if not self.quote_first:
-            return (part for part in self.parts if isinstance(part, str))
-        quote: list[str] = []
-        written: list[str] = []
-        said = quote
-        for part in self.parts:
-            if isinstance(part, Written):
-                said = written
-            elif isinstance(part, str):
-                said.append(part)
-        return iter(written if self.written == "complete" else quote)
+def _refused(retrieval: Retrieval, verdict: Verdict | None = None) -> Answer:
+    """Nothing to answer from: the sorry-sentence, and no generator was asked."""
+    return Answer(retrieval, None, iter([SORRY, Outcome()]), generator_id="", verdict=verdict)
 
 
-@dataclass(frozen=True, slots=True)
-class Fallback:
-    """What answers when the generator cannot start: a quoting generator, guarded by the
-    answerability check (a quote of a near miss is worse than a refusal)."""
-
-    generator: Generator
-    answerability: Answerability
+def _ending(parts: Iterator[Part], outcome: Outcome) -> Iterator[Part]:
+    """A generator's own parts, then what happened: it answered."""
+    try:
+        yield from parts
+    finally:
+        close = getattr(parts, "close", None)
+        if close is not None:
+            close()
+    yield outcome
 
 
 class Pipeline:
@@ -117,7 +72,7 @@ class Pipeline:
         kept = retrieval.kept
         if not kept:
             # Nothing relevant: say so plainly and never ask a generator to improvise.
-            return Answer(retrieval, None, iter([SORRY]), generator_id="")
+            return _refused(retrieval)
         verdict = None
         if self.answerability is not None:
             verdict = self.answerability.judge(question, kept, retrieval.candidates)
@@ -130,7 +85,7 @@ class Pipeline:
                 retrieval.timings_ms["answerability_ms"] = verdict.ms
             if not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
-                return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
+                return _refused(retrieval, verdict)
         fallback = self.fallback
         writes = fallback is not None and fallback.generator.id != self.generator.id
         passages = kept[: self.max_passages or None]
@@ -138,7 +93,7 @@ class Pipeline:
             # Text that gives orders to an assistant is data nobody should obey: a model would.
             passages = [c for c in passages if not gives_instructions(c.chunk.text)]
             if not passages:
-                return Answer(retrieval, None, iter([SORRY]), generator_id="", verdict=verdict)
+                return _refused(retrieval, verdict)
         prompt = build_prompt(question, passages, instructions=self.instructions)
         if self.sections is not None:
             neighbours = self.sections([c.chunk for c in prompt.passages])
@@ -147,17 +102,19 @@ class Pipeline:
         if arrange is not None:
             # A quoting generator puts the passages in the order it cites them (from [1]).
             prompt = arrange(prompt)
-        answer = Answer(retrieval, prompt, iter(()), self.generator.id, verdict=verdict)
+        writer = self.generator.id
         parts = self.generator.stream(prompt)
-        if writes:
-            assert fallback is not None
-            if answer.verdict is None:
-                answer.verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
-            answer.quote_first = answer.verdict.answerable
-            respond = quote_then_write if answer.quote_first else write_alone
-            parts = respond(answer, prompt, parts, fallback)
-        answer.parts = parts
-        return answer
+        if not writes:
+            ended = _ending(parts, Outcome(writer))
+            return Answer(retrieval, prompt, ended, writer, verdict=verdict)
+        assert fallback is not None
+        if verdict is None:
+            verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
+        respond = quote_then_write if verdict.answerable else write_alone
+        return Answer(
+            retrieval, prompt, respond(writer, prompt, parts, fallback), writer, verdict=verdict,
+            quote_first=verdict.answerable, quoter_id=fallback.generator.id,
+        )  # fmt: skip
 
     def _better_form(
         self, question: Question, retrieval: Retrieval, verdict: Verdict
@@ -207,8 +164,3 @@ class Pipeline:
             if judged.answerable:
                 return replace(judged, ms=spent)
         return replace(verdict, ms=spent)
-
-
-def is_refusal(text: str) -> bool:
-    """An LLM may answer with the sorry-sentence itself, sometimes with trailing words."""
-    return text.strip().startswith(SORRY.rstrip("."))

@@ -153,8 +153,25 @@ class Unwritten:
     detail: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The last of an answer's parts, when they are read to their end: what happened, as a
+    value. `generator` is whose text stands (the quoting answerer's id when a model's written
+    answer did not replace the quote); `written` how a model's written answer ended
+    ("complete", "omits": complete but without a name the quote gives, an `Unwritten` reason,
+    "stopped" or "late" when whoever read the parts closed them; "" when no model wrote);
+    `fallback` why another generator's text stands, in the words of the one that did not (for
+    the log and the console, never a visitor); `withheld` the written sentences the grounding
+    check kept from the visitor, each with its reason."""
+
+    generator: str = ""
+    written: str = ""
+    fallback: str = ""
+    withheld: tuple[str, ...] = ()
+
+
 #: One part of an answer as it streams.
-Part = str | Waiting | Cut | Written | Unwritten
+Part = str | Waiting | Cut | Written | Unwritten | Outcome
 
 
 @dataclass(frozen=True, slots=True)

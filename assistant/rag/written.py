@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
+from assistant.rag.answer import Fallback, is_refusal
 from assistant.rag.grounding import (
     Sentences,
     leads_in,
@@ -32,93 +32,86 @@ from assistant.rag.grounding import (
     why_withheld,
 )
 from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
-from assistant.rag.types import SORRY, Cut, Part, Prompt, Unwritten, Waiting, Written
+from assistant.rag.types import SORRY, Cut, Outcome, Part, Prompt, Unwritten, Waiting, Written
 
 #: How often a sentence being written is reported (`Waiting`) while its words are held.
 HEARTBEAT_SECONDS = 1.0
 
-if TYPE_CHECKING:
-    from assistant.rag.answering import Answer, Fallback
-
 
 def quote_then_write(
-    answer: Answer, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
+    writer: str, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
 ) -> Iterator[Part]:
-    """The quote, `Written`, then the checked written answer (or `Unwritten`)."""
-    said = False
+    """The quote, `Written`, then the checked written answer of `writer` (the model's id) or
+    `Unwritten`, and the `Outcome`."""
     quote: list[str] = []
     written: list[str] = []
+    withheld: list[str] = []
+    ended: Unwritten | None = None
     try:
         for part in fallback.generator.stream(prompt):
             if isinstance(part, str):
                 quote.append(part)
             yield part
         yield Written()
-        for part in checked(answer, prompt, parts, alone=False):
+        for part in checked(prompt, parts, withheld, alone=False):
             if isinstance(part, Unwritten):
-                answer.written = part.reason
-                if not said:
-                    # Nothing of the model's reached the visitor: the quote is the answer.
-                    answer.fallback = f"{answer.generator_id} {part.reason}: {part.detail}"[:200]
-                    answer.generator_id = fallback.generator.id
+                ended = part
             elif isinstance(part, str):
-                said = True
                 written.append(part)
             yield part
-        if not answer.written:
-            answer.written = "complete"
-            # The small model paraphrases: on the realistic dev sets its complete answers
-            # left out the option or call the quote named in most questions (key facts 0.425
-            # against the quote's 0.625 on Celery). Such an answer stays beside the quote.
-            # The model wrote it (and the widget showed it): its id stays, as for a cut answer.
-            missing = left_out(names("".join(quote)), "".join(written))
-            if missing:
-                answer.written = "omits"
-                answer.fallback = f"{answer.generator_id} omits: {', '.join(missing)}"[:200]
-    except GeneratorExit:
-        # Closed by whoever streams it (the visitor left, or a one-piece door stopped
-        # waiting): the model stops; what was shown stands.
-        if not answer.written:
-            answer.written = "stopped"
-            if not said:
-                answer.fallback = f"{answer.generator_id} stopped before it wrote"
-                answer.generator_id = fallback.generator.id
-        raise
     finally:
         _close(parts)
+    kept = tuple(withheld)
+    if ended is not None:
+        if written:
+            yield Outcome(writer, ended.reason, withheld=kept)
+        else:
+            # Nothing of the model's reached the visitor: the quote is the answer.
+            because = f"{writer} {ended.reason}: {ended.detail}"[:200]
+            yield Outcome(fallback.generator.id, ended.reason, because, kept)
+        return
+    # The small model paraphrases: on the realistic dev sets its complete answers left out the
+    # option or call the quote named in most questions (key facts 0.425 against the quote's
+    # 0.625 on Celery). Such an answer stays beside the quote. The model wrote it (and the
+    # widget showed it): its id stays, as for a cut answer.
+    missing = left_out(names("".join(quote)), "".join(written))
+    if missing:
+        yield Outcome(writer, "omits", f"{writer} omits: {', '.join(missing)}"[:200], kept)
+    else:
+        yield Outcome(writer, "complete", withheld=kept)
 
 
 def write_alone(
-    answer: Answer, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
+    writer: str, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
 ) -> Iterator[Part]:
     """No quote to give first (the check found no answer in the passages, or was not asked):
-    the model's checked sentences; the sorry-sentence when none comes."""
+    the model's checked sentences; the sorry-sentence when none comes; then the `Outcome`."""
     said = False
+    withheld: list[str] = []
+    ended = ""
     try:
-        for part in checked(answer, prompt, parts, alone=True):
+        for part in checked(prompt, parts, withheld, alone=True):
             if isinstance(part, Unwritten):
-                answer.written = part.reason
                 if not said:
-                    answer.fallback = f"{answer.generator_id} {part.reason}: {part.detail}"[:200]
-                    answer.generator_id = fallback.generator.id
+                    because = f"{writer} {part.reason}: {part.detail}"[:200]
                     yield SORRY
+                    yield Outcome(fallback.generator.id, part.reason, because, tuple(withheld))
                     return
+                ended = part.reason
             elif isinstance(part, str):
                 said = True
             yield part
-        if not answer.written:
-            answer.written = "complete"
     finally:
         _close(parts)
+    yield Outcome(writer, ended or "complete", withheld=tuple(withheld))
 
 
 def checked(
-    answer: Answer, prompt: Prompt, parts: Iterator[Part], *, alone: bool
+    prompt: Prompt, parts: Iterator[Part], withheld: list[str], *, alone: bool
 ) -> Iterator[Part]:
     """The model's text as whole sentences that passed the grounding check; `Waiting` as it
-    comes; `Unwritten` when it stopped early or said nothing that could be shown."""
-    from assistant.rag.answering import is_refusal
-
+    comes; `Unwritten` when it stopped early or said nothing that could be shown. Sentences
+    kept from the visitor are added to `withheld`, each with its reason."""
     source = source_text(c.chunk.text for c in prompt.passages)
     sentences = Sentences()
     said = 0
@@ -141,8 +134,8 @@ def checked(
             return
         reason = why_withheld(sentence, source)
         if reason:
-            answer.withheld.append(f"{sentence.strip()[:200]} ({reason})")
-            answer.withheld += [f"{text.strip()[:200]} (it leads to that)" for text in lead]
+            withheld.append(f"{sentence.strip()[:200]} ({reason})")
+            withheld.extend(f"{text.strip()[:200]} (it leads to that)" for text in lead)
             lead.clear()
             return
         lead.append(sentence)
@@ -183,12 +176,11 @@ def checked(
                 yield out
                 if isinstance(out, Unwritten):
                     return
-        answer.withheld += [f"{text.strip()[:200]} (nothing followed it)" for text in lead]
+        withheld.extend(f"{text.strip()[:200]} (nothing followed it)" for text in lead)
         if not said:
-            withheld = bool(answer.withheld)
             yield Unwritten(
                 "ungrounded" if withheld else "empty",
-                answer.withheld[0] if withheld else "the model wrote nothing",
+                withheld[0] if withheld else "the model wrote nothing",
             )
     except GeneratorBusy as exc:
         yield Unwritten("busy", str(exc)[:200])

@@ -12,8 +12,10 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from assistant.ask.intake import let_in
 from assistant.ask.selectors import conversation_history
-from assistant.ask.services import UNAVAILABLE, ask
+from assistant.ask.services import ask
+from assistant.errors import UNAVAILABLE
 from assistant.models import Interaction, Project, SmsMessage
 from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
 from assistant.sms.deferral import run_within
@@ -97,14 +99,14 @@ def sms_answer(*, message_id: int) -> str:
         history = conversation_history(
             project=project, conversation_id=message.conversation_id, exchanges=HISTORY_EXCHANGES
         )
-        result = ask(
-            project=project,
+        asked = let_in(
+            project,
             question=message.body[: settings.ASKDOCS_MAX_QUESTION_CHARS],
-            channel=Interaction.Channel.SMS,
             conversation_id=message.conversation_id,
-            history=history,
+            history=tuple(history),
             user_key=f"sms:{message.from_number}",
         )
+        result = ask(asked, channel=Interaction.Channel.SMS)
         if result.error:
             reply = UNAVAILABLE
         elif result.refused or not result.answer.strip():

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from assistant.rag.answer import Fallback
 from assistant.rag.answerability import Answerability
-from assistant.rag.answering import Fallback, Pipeline
+from assistant.rag.answering import Pipeline
 from assistant.rag.caching import CachingRetriever
 from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
 from assistant.rag.ports import (

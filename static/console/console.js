@@ -102,6 +102,13 @@
         : "The model is reading the passages (" + Math.round(read * 100) + "%)\u2026";
       text.setAttribute("data-waiting", "true");
     });
+    // A model's written answer follows the quote, as in the widget: it streams below it.
+    source.addEventListener("written", function () {
+      var below = document.createElement("p");
+      below.className = "written";
+      box.insertBefore(below, text.nextSibling);
+      text = below;
+    });
     source.addEventListener("token", function (event) {
       if (text.hasAttribute("data-waiting")) { text.textContent = ""; text.removeAttribute("data-waiting"); }
       text.textContent += JSON.parse(event.data).text;

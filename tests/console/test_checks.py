@@ -10,10 +10,10 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from assistant.ask.services import ask
 from feedback.checks import check_answer, check_create, check_run, checks_broken_by
 from feedback.models import AnswerCheck, CheckRun
 from ingestion.curated import curated_answer_save
+from tests.asking import ask
 from tests.curated_fixtures import ANSWER, CHEAPER, plans_project
 from tests.sms.conftest import restore_demo, wait_until  # noqa: F401 - a fixture
 

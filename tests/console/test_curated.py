@@ -11,12 +11,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from assistant.ask.services import ask
 from assistant.demo import DOCS_DIR, DOCS_URL
 from feedback.models import Feedback
 from ingestion.curated import curated_answer_save, sections_of
 from ingestion.models import Chunk, CuratedAnswer, Document, Source
 from ingestion.services import document_upsert
+from tests.asking import ask
 from tests.curated_fixtures import ANSWER, CHEAPER, LINK, plans_project
 
 pytestmark = pytest.mark.django_db

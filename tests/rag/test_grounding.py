@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from assistant.rag.answering import Fallback, Pipeline
+from assistant.rag.answer import Fallback
+from assistant.rag.answering import Pipeline
 from assistant.rag.grounding import Sentences, claims, source_text, why_withheld
 from assistant.rag.ports import GeneratorBusy
 from assistant.rag.prompting import build_prompt
@@ -14,6 +15,7 @@ from assistant.rag.types import (
     Candidate,
     Chunk,
     Cut,
+    Outcome,
     Part,
     Prompt,
     Question,
@@ -107,7 +109,8 @@ class Scripted:
             self.closed = True
 
 
-def respond(generator: Scripted) -> tuple[list[Part], object]:
+def respond(generator: Scripted) -> tuple[list[Part], Outcome]:
+    """The parts of the answer, and the outcome they end with."""
     kept = [
         Candidate(Chunk("c1", PASSAGE, title="Routing"), similarity=0.8, relevance=0.999, kept=True)
     ]
@@ -116,8 +119,10 @@ def respond(generator: Scripted) -> tuple[list[Part], object]:
         generator=generator,
         fallback=quoting(),
     )
-    answer = pipeline.respond(ASKED, Retrieval("q", kept))
-    return list(answer.parts), answer
+    parts = list(pipeline.respond(ASKED, Retrieval("q", kept)).parts)
+    ended = parts.pop()
+    assert isinstance(ended, Outcome)
+    return parts, ended
 
 
 def test_the_quote_comes_first_then_the_checked_written_answer():
@@ -130,7 +135,7 @@ def test_the_quote_comes_first_then_the_checked_written_answer():
     assert [p for p in parts[written:] if isinstance(p, str)] == [
         "Use `add.apply_async(queue='priority.high')` or task_routes [1]."
     ]
-    assert answer.written == "complete" and answer.generator_id == "scripted"
+    assert answer.written == "complete" and answer.generator == "scripted"
     assert "celery route --fast" in answer.withheld[0]
 
 
@@ -139,7 +144,7 @@ def test_a_busy_model_leaves_the_quote_and_says_why():
     parts, answer = respond(generator)
     assert parts[-1] == Unwritten("busy", "3 ahead")
     assert any(isinstance(p, str) and "apply_async" in p for p in parts)
-    assert answer.generator_id == "extractive" and answer.fallback.startswith("scripted busy")
+    assert answer.generator == "extractive" and answer.fallback.startswith("scripted busy")
     assert generator.closed
 
 
@@ -148,7 +153,7 @@ def test_a_cut_answer_ends_at_its_last_whole_sentence():
     written = parts[parts.index(Written()) :]
     assert [p for p in written if isinstance(p, str)] == ["Set task_routes [1]."]
     assert written[-1] == Unwritten("cut", "the answer reached its length limit")
-    assert answer.written == "cut" and answer.generator_id == "scripted"
+    assert answer.written == "cut" and answer.generator == "scripted"
 
 
 def test_a_lead_in_is_shown_only_with_what_it_leads_to():
@@ -166,7 +171,7 @@ def test_a_lead_in_is_shown_only_with_what_it_leads_to():
         "it leads to that)",
         "nothing followed it)",
     ]
-    assert answer.generator_id == "extractive"
+    assert answer.generator == "extractive"
     # Followed by what it announces, a lead-in is shown with it.
     parts, answer = respond(
         Scripted("You can name the queue when you call it: [1]\n",
@@ -188,7 +193,7 @@ def test_a_written_answer_that_leaves_out_a_name_the_quote_gives_stays_beside_it
     assert [p for p in parts[written:] if isinstance(p, str)] == [
         "Set task_routes in the configuration [1]."
     ]
-    assert answer.written == "omits" and answer.generator_id == "scripted"
+    assert answer.written == "omits" and answer.generator == "scripted"
     assert answer.fallback == "scripted omits: add.apply_async, priority.high"
 
 
@@ -200,19 +205,21 @@ def test_the_text_of_an_answer_is_the_written_one_only_when_complete():
         fallback=quoting(),
     )
     fresh = pipeline.respond(ASKED, Retrieval("q", kept))
-    assert "".join(fresh.tokens) == WRITTEN
+    assert fresh.read().text == WRITTEN
     thinner = Pipeline(
         retriever=None,  # type: ignore[arg-type]
         generator=Scripted("Set task_routes [1]."),
         fallback=quoting(),
     ).respond(ASKED, Retrieval("q", kept))
-    assert "add.apply_async" in "".join(thinner.tokens) and thinner.written == "omits"
+    reading = thinner.read()
+    assert "add.apply_async" in reading.text and reading.outcome.written == "omits"
     stalled = Pipeline(
         retriever=None,  # type: ignore[arg-type]
         generator=Scripted(GeneratorBusy("full")),
         fallback=quoting(),
     ).respond(ASKED, Retrieval("q", kept))
-    assert "apply_async" in "".join(stalled.tokens) and stalled.written == "busy"
+    reading = stalled.read()
+    assert "apply_async" in reading.text and reading.outcome.written == "busy"
 
 
 def test_passages_are_fenced_and_text_giving_orders_is_kept_from_the_model():

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from assistant.rag.answering import Pipeline, is_refusal
+from assistant.rag.answer import is_refusal
+from assistant.rag.answering import Pipeline
 from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.prompting import REMINDER, build_prompt
 from assistant.rag.retrieval import (
@@ -155,7 +156,7 @@ def test_it_refuses_without_calling_the_generator_when_nothing_is_relevant(retri
     answer = Pipeline(retriever=retriever, generator=generator).answer(
         Question("Do you offer a student discount?"), Settings()
     )
-    assert list(answer.tokens) == [SORRY]
+    assert [p for p in answer.parts if isinstance(p, str)] == [SORRY]
     assert answer.refused_before_generation
     assert generator.prompts == []
     assert answer.retrieval.candidates  # it did search; nothing passed the gate
@@ -166,7 +167,7 @@ def test_it_generates_from_the_kept_chunks_only(retriever):
     answer = Pipeline(retriever=retriever, generator=generator).answer(
         Question("How do I set the API key?", topic="Elasticsearch integration"), Settings()
     )
-    assert "".join(answer.tokens) == "generated"
+    assert answer.read().text == "generated"
     (prompt,) = generator.prompts
     assert {c.chunk.id for c in prompt.passages} == {"es-1", "es-2"}
     assert "S3" not in prompt.system and "Couchbase" not in prompt.system

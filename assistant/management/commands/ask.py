@@ -24,9 +24,8 @@ class Command(BaseCommand):
             topic = intake.topic_field(options)
         except IntakeError as error:
             raise CommandError(f"{error.code}: {error.message}") from None
-        result = services.ask(
-            project=project, question=question, topic=topic, channel=Interaction.Channel.CLI
-        )
+        asked = intake.let_in(project, question=question, topic=topic)
+        result = services.ask(asked, channel=Interaction.Channel.CLI)
         interaction = (
             Interaction.objects.filter(answer_id=result.answer_id).first()
             if result.answer_id

@@ -109,12 +109,13 @@ def _ingest(source: Any) -> dict[str, Any]:
 def _ask(project: Any, question: str, topic: str) -> tuple[float, float, float | None]:
     """(ms to the sources event, i.e. retrieve + rerank + gate + prompt; ms to done; cache hit
     as the pipeline reports it in timings_ms, None when it reports none)."""
+    from assistant.ask.intake import let_in
     from assistant.ask.services import ask_stream
 
     started = time.perf_counter()
     to_sources = 0.0
     hit = None
-    for event in ask_stream(project=project, question=question, topic=topic):
+    for event in ask_stream(let_in(project, question=question, topic=topic)):
         if event.kind == "sources":
             to_sources = (time.perf_counter() - started) * 1000
         elif event.kind == "done":

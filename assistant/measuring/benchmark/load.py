@@ -20,7 +20,7 @@ from typing import Any
 
 from assistant.measuring.benchmark.local import DEMO_QUESTIONS, all_at_once
 from assistant.rag.answering import Pipeline
-from assistant.rag.types import Question, Settings, Unwritten, Written
+from assistant.rag.types import Outcome, Question, Settings
 
 HOGS = 2
 _SPIN = "while True: pass"
@@ -44,21 +44,17 @@ def one(pipeline: Pipeline, question: Question, settings: Settings) -> dict[str,
     started = time.perf_counter()
     answer = pipeline.answer(question, settings)
     first: float | None = None
-    written = ""
+    ended = Outcome(answer.generator_id)
     for part in answer.parts:
-        if isinstance(part, Written):
-            written = "pending"
-        elif isinstance(part, Unwritten):
-            written = part.reason
+        if isinstance(part, Outcome):
+            ended = part
         elif isinstance(part, str) and first is None:
             first = time.perf_counter() - started
-    if written == "pending":
-        written = "complete"
     return {
         "first_words_s": first,
         "answer_s": time.perf_counter() - started,
-        "written": written or answer.written,
-        "generator": answer.generator_id,
+        "written": ended.written,
+        "generator": ended.generator,
     }
 
 

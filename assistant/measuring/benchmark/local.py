@@ -20,7 +20,7 @@ from typing import Any
 
 from assistant.measuring.benchmark.stats import over_runs
 from assistant.rag.answering import Pipeline
-from assistant.rag.types import Question, Settings, Waiting
+from assistant.rag.types import Outcome, Question, Settings, Waiting
 
 #: Questions a visitor of the demo product asks, each on its page's topic; each is asked once
 #: per measurement, so no answer is read from the model's cache of an earlier identical prompt.
@@ -57,9 +57,13 @@ def _one(pipeline: Pipeline, question: Question, settings: Settings) -> dict[str
     answer = pipeline.answer(question, settings)
     first = None
     tokens = waited = 0
+    generator = answer.generator_id
     for part in answer.parts:
         if isinstance(part, Waiting):
             waited = max(waited, part.ahead)
+            continue
+        if isinstance(part, Outcome):
+            generator = part.generator
             continue
         if first is None:
             first = time.perf_counter() - started
@@ -70,7 +74,7 @@ def _one(pipeline: Pipeline, question: Question, settings: Settings) -> dict[str
         "answer_s": total,
         "tokens": tokens,
         "most_ahead": waited,
-        "generator": answer.generator_id,
+        "generator": generator,
         "passages": len(answer.prompt.passages) if answer.prompt else 0,
     }
     if first is not None and tokens > 1 and total > first:

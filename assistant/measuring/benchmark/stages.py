@@ -104,10 +104,13 @@ def _ask(
     answer = pipeline.answer(question, settings)
     ready = time.perf_counter()
     first = end = ready
-    for number, _token in enumerate(answer.tokens):
+    said = False
+    for part in answer.parts:
+        if not isinstance(part, str):
+            continue
         end = time.perf_counter()
-        if number == 0:
-            first = end
+        if not said:
+            first, said = end, True
     retrieval = answer.retrieval
     stages = {
         k.removesuffix("_ms"): v for k, v in retrieval.timings_ms.items() if k.endswith("_ms")

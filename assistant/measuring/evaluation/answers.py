@@ -21,9 +21,10 @@ from assistant.measuring.evaluation.dataset import Query
 from assistant.measuring.evaluation.index import EvalIndex
 from assistant.measuring.evaluation.metrics import median_p95
 from assistant.measuring.evaluation.runner import AnswerStep
-from assistant.rag.answering import Pipeline, is_refusal
+from assistant.rag.answer import is_refusal
+from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
-from assistant.rag.types import SORRY, Candidate, Question, Retrieval
+from assistant.rag.types import SORRY, Candidate, Outcome, Question, Retrieval
 from assistant.rag.units import split_units
 
 ORACLE_SENTENCES = 3
@@ -143,15 +144,16 @@ def answer_outcome(
     retrieval = answer.retrieval
     started = time.perf_counter()
     try:
-        text = "".join(answer.tokens)
+        reading = answer.read()
+        text, ended = reading.text, reading.outcome
     except GeneratorUnavailable as exc:
         # A pipeline without a quote to fall back on: the generation failed, count it, go on.
-        text, answer.written, answer.fallback = SORRY, "unavailable", str(exc)[:200]
+        text, ended = SORRY, Outcome(answer.generator_id, "unavailable", str(exc)[:200])
     refused = is_refusal(text)
     outcome: dict[str, Any] = {"answered" if query.answerable else "refused": (
         not refused if query.answerable else refused)}  # fmt: skip
     outcome["answer_text"] = text
-    outcome["generator"] = answer.generator_id
+    outcome["generator"] = ended.generator
     kept = retrieval.kept
     outcome["kept"] = kept_report(index, kept)
     # The answer's [n] count among the passages the generator was given, in its order.
@@ -175,13 +177,13 @@ def answer_outcome(
             index.chunks[c.chunk.id].section_id if c.chunk.id in index.chunks else c.chunk.url
             for c in cited(text, numbered)
         ]
-    if answer.fallback:
-        outcome["fallback"] = answer.fallback
-    if answer.written:
+    if ended.fallback:
+        outcome["fallback"] = ended.fallback
+    if ended.written:
         # How a model's written answer ended ("complete", or why the quote stood instead).
-        outcome["written"] = answer.written
-    if answer.withheld:
-        outcome["withheld"] = list(answer.withheld)
+        outcome["written"] = ended.written
+    if ended.withheld:
+        outcome["withheld"] = list(ended.withheld)
     if answer.prompt is not None:
         outcome["generate_ms"] = round((time.perf_counter() - started) * 1000, 1)
     verdict = getattr(answer, "verdict", None)

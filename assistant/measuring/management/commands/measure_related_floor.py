@@ -22,7 +22,7 @@ from assistant.measuring.evaluation.dataset import (
     topic_for,
 )
 from assistant.measuring.evaluation.runner import history_of
-from assistant.rag.answering import is_refusal
+from assistant.rag.answer import is_refusal
 from assistant.rag.related import MAX_RELATED, RELATED_FLOOR, related_pages
 from assistant.rag.retrieval import Retriever
 from assistant.rag.types import Question, Settings
@@ -59,7 +59,7 @@ class Command(BaseCommand):
                     query.question, topic_for(query, areas, "auto"), history=history_of(query)
                 )
                 retrieval = retriever.retrieve(asked, Settings())
-                text = "".join(pipeline.respond(asked, retrieval).tokens)
+                text = pipeline.respond(asked, retrieval).read().text
                 if not is_refusal(text):
                     continue
                 scores = [c.relevance for c in retrieval.candidates if c.relevance is not None]
