@@ -14,8 +14,8 @@ from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_GET
 
 from assistant.ask.services import UNAVAILABLE
-from assistant.console.access import staff_required_async
 from assistant.console.sandbox import UnknownStream, sandbox_answer_stream
+from assistant.console_shell.access import staff_required_async
 from assistant.markdown import render
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Part, Waiting

@@ -33,7 +33,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("ASKDOCS_LOGIN_LOCKOUT_MINUTES", 15
 # elsewhere, and one address cannot lock every account by trying each name once.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 # ...and a username from every address together, at a higher bound (see the handler).
-AXES_HANDLER = "assistant.console.login_lockout.UsernameBoundHandler"
+AXES_HANDLER = "assistant.console_shell.login_lockout.UsernameBoundHandler"
 ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME = envint(
     "ASKDOCS_LOGIN_FAILURE_LIMIT_PER_USERNAME", 20, minimum=1
 )
