@@ -8,8 +8,12 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +43,18 @@ def child_env(folder: Path) -> dict[str, str]:
         PYTHONUNBUFFERED="1",
     )
     return env
+
+
+@contextmanager
+def throwaway_folder(keep: Path | None, *, prefix: str) -> Iterator[Path]:
+    """`keep` (`--workdir`, kept for next time) or a new temporary folder, removed after."""
+    folder = keep or Path(tempfile.mkdtemp(prefix=prefix))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        yield folder
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def repo_root() -> Path:
