@@ -4,7 +4,7 @@ import sys
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assistant.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     if len(sys.argv) < 2 or sys.argv[1] == "help" or {"-h", "--help"} & set(sys.argv[1:]):
         # A command's help needs no secret key, whichever shell it is read from.
         os.environ["ASKDOCS_HELP_ONLY"] = "1"

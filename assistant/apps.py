@@ -7,9 +7,6 @@ class AssistantConfig(AppConfig):
     verbose_name = "Ask AI assistant"
 
     def ready(self) -> None:
-        # The Celery app is configured here rather than in assistant/__init__.py so that the
-        # pure pipeline package (assistant.rag) can be imported without Django or Celery.
-        import assistant.celery  # noqa: F401
         from assistant.ask import cors
         from assistant.models import Project
 

@@ -8,7 +8,7 @@ page sees as close code 1006, indistinguishable from a network failure. Here the
 a JSON 414, the second a JSON 400, and the third an error frame then a clean close 1009
 (message too big), so every door still speaks the API's error shape at its edge.
 
-Installed once, from assistant.asgi; it changes nothing under another server (uvicorn in the
+Installed once, from config.asgi; it changes nothing under another server (uvicorn in the
 browser tests has limits of its own).
 """
 

@@ -9,7 +9,6 @@ from assistant.ask import services
 from assistant.ask.intake import AskRequest, let_in
 from assistant.models import Interaction, Project
 from assistant.rag.types import Turn
-from tests import asking
 
 
 def request(

@@ -1,6 +1,6 @@
 """A real Celery worker process on the local Redis, for the tests of the broker path: this
 process queues under a Redis key prefix of its own, on the product's queues (syncs, handoffs,
-...), and the worker (`celery -A assistant.celery worker` in another process) takes them under
+...), and the worker (`celery -A config.celery worker` in another process) takes them under
 the same prefix, so two test runs on one Redis never meet."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 import pytest
 from django.db import connection
 
-from assistant.celery import app as celery_app
+from config.celery import app as celery_app
 
 REPO = Path(__file__).resolve().parents[1]
 BROKER_URL = os.environ.get("TEST_SMS_BROKER_URL", "redis://127.0.0.1:6379/13")
@@ -110,7 +110,7 @@ def worker_process(
     `queues` (comma-separated, as `-Q`), every queue when none are named; its output goes to
     `log`; `env` adds variables (a fake API's address)."""
     environment = {
-        **os.environ, "DJANGO_SETTINGS_MODULE": "assistant.test_settings", "ASKDOCS_TESTING": "1",
+        **os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings", "ASKDOCS_TESTING": "1",
         "ASKDOCS_DATA_DIR": str(data_dir), "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": BROKER_URL, "CELERY_TASK_ALWAYS_EAGER": "0",
         "ASKDOCS_REDIS_KEY_PREFIX": name,
@@ -118,7 +118,7 @@ def worker_process(
         **env,
     }  # fmt: skip
     command = [
-        sys.executable, "-m", "celery", "-A", "assistant.celery", "worker", "--pool=solo",
+        sys.executable, "-m", "celery", "-A", "config.celery", "worker", "--pool=solo",
         "--loglevel=INFO", "-n", f"{name}@%h",
         "--without-gossip", "--without-mingle", "--without-heartbeat",
         *(["-Q", queues] if queues else []),

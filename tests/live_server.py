@@ -13,7 +13,7 @@ from tests.servers import free_port
 
 class LiveAsgiServer:
     def __init__(self) -> None:
-        from assistant.asgi import application
+        from config.asgi import application
 
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"

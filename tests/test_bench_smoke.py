@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
-from assistant.measuring.benchmark.scale import filler
-from assistant.measuring.evaluation.dataset import (
+from measuring.benchmark.scale import filler
+from measuring.evaluation.dataset import (
     corpus_slice,
     load_corpus,
     load_queries,
@@ -184,7 +184,7 @@ def _reachable(port: int) -> bool:
 @pytest.mark.bench
 @pytest.mark.skipif(not (_reachable(5432) and _reachable(6379)), reason="PostgreSQL and Redis")
 def test_bench_overload_builds_the_scale_out_stack_and_counts_every_ask(tmp_path):
-    from assistant.measuring.evaluation.dataset import Section
+    from measuring.evaluation.dataset import Section
 
     corpus, queries = tmp_path / "corpus.jsonl", tmp_path / "queries.jsonl"  # not read
     write_corpus(corpus, [Section(id="s0", title="", text="Refunds take five days.")])
@@ -225,7 +225,7 @@ def test_bench_refuses_bad_options_before_doing_anything(options, message):
 
 
 def test_a_slice_keeps_the_gold_sections_and_has_the_size_asked_for():
-    from assistant.measuring.evaluation.dataset import Query, Section
+    from measuring.evaluation.dataset import Query, Section
 
     sections = [Section(id=f"s{i}", title="", text=f"text {i}") for i in range(10)]
     queries = [Query("q1", "?", frozenset({"s7", "s9"}), True)]

@@ -26,7 +26,7 @@ def test_the_broker_keys_are_under_the_deployments_prefix(tmp_path: Path) -> Non
     env = environment(tmp_path, REDIS_URL=REDIS, ASKDOCS_REDIS_KEY_PREFIX=prefix)
     try:
         task_id = manage(env, "shell", "-v", "0", "-c", (
-            "from assistant.celery import app; "
+            "from config.celery import app; "
             "print(app.send_task('ingestion.tasks.sync_due_sources').id)"
         )).strip()  # fmt: skip
         ours = {key.decode() for key in store.scan_iter(f"{prefix}*")}

@@ -16,7 +16,6 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from assistant.asgi import application
 from assistant.ask.consumers import (
     CLOSE_ORIGIN_NOT_ALLOWED,
     CLOSE_TOO_MANY_SOCKETS,
@@ -25,6 +24,7 @@ from assistant.ask.consumers import (
 from assistant.models import Interaction
 from assistant.rag.types import SORRY
 from assistant.wiring import runtime
+from config.asgi import application
 from tests.fake_ollama import FakeOllama
 from tests.servers import free_port
 

@@ -14,9 +14,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 
-from assistant.asgi import application
 from assistant.models import Interaction, Project
 from assistant.rag.types import SORRY
+from config.asgi import application
 from ingestion.curated import curated_answer_retire, curated_answer_save
 from tests.conftest import secret_of
 from tests.curated_fixtures import ANSWER, CHEAPER, LINK, ORIGIN, plans_project

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import math
 
-from assistant.measuring.evaluation.answerability_fit import (
+from assistant.rag.answerability import FEATURES
+from assistant.rag.types import Candidate, Chunk
+from measuring.evaluation.answerability_fit import (
     Example,
     auc,
     cross_validate,
@@ -15,9 +17,7 @@ from assistant.measuring.evaluation.answerability_fit import (
     probability,
     threshold_for,
 )
-from assistant.measuring.evaluation.answers import cited, oracle, rouge_l, summary, without_markers
-from assistant.rag.answerability import FEATURES
-from assistant.rag.types import Candidate, Chunk
+from measuring.evaluation.answers import cited, oracle, rouge_l, summary, without_markers
 
 
 def kept(*texts: str) -> list[Candidate]:

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from assistant.measuring.evaluation.compare import (
+from measuring.evaluation.compare import (
     ComparisonError,
     compare,
     format_comparison,
     load_run,
 )
-from assistant.measuring.evaluation.metrics import sign_test, wilson
+from measuring.evaluation.metrics import sign_test, wilson
 
 
 def test_wilson_interval_matches_the_textbook_values():

@@ -3,7 +3,7 @@ or another area (other: the widget opened on a page about something else)."""
 
 from __future__ import annotations
 
-from assistant.measuring.evaluation.dataset import Query, known_areas, topic_for
+from measuring.evaluation.dataset import Query, known_areas, topic_for
 
 DOCS = "https://docs.ray.io/en/master/"
 

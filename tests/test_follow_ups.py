@@ -10,9 +10,9 @@ import json
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from assistant.asgi import application
 from assistant.models import Interaction
 from assistant.rag.types import SORRY
+from config.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,15 +8,15 @@ from pathlib import Path
 
 from django.core.management import call_command
 
-from assistant.measuring.evaluation.dataset import load_queries
-from assistant.measuring.evaluation.followups import (
+from assistant.rag.retrieval import leans_on_history
+from measuring.evaluation.dataset import load_queries
+from measuring.evaluation.followups import (
     ALONE,
     FOLLOWUP,
     followup_rows,
     pronoun_for,
     split_subject,
 )
-from assistant.rag.retrieval import leans_on_history
 
 ROWS = [
     {"id": "q1", "question": "How do I convert a string to a number?", "answerable": True,

@@ -20,9 +20,9 @@ from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from django.core.management import CommandError, call_command
 
-from assistant.asgi import application
 from assistant.demo import demo_seed
 from assistant.models import Interaction
+from config.asgi import application
 from tests.conftest import secret_of
 from tests.live_server import LiveAsgiServer
 from tests.sms import conftest as sms

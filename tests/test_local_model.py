@@ -186,8 +186,8 @@ def _wait_until(condition, seconds: float = 30) -> bool:  # noqa: ANN001
 async def test_a_closed_socket_stops_the_model(model):  # noqa: ANN001
     from asgiref.sync import sync_to_async
 
-    from assistant.asgi import application
     from assistant.demo import demo_seed
+    from config.asgi import application
 
     @sync_to_async
     def local_demo():  # noqa: ANN202

@@ -169,7 +169,7 @@ def test_the_socket_gets_the_quote_first_and_a_closed_one_stops_the_model(local_
     from asgiref.sync import async_to_sync
     from channels.testing import WebsocketCommunicator
 
-    from assistant.asgi import application
+    from config.asgi import application
 
     async def ask_and_leave() -> list[str]:
         socket = WebsocketCommunicator(

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, Phase
 from hypothesis import settings as hypothesis_settings
 from schemathesis import checks
 
-from assistant.wsgi import application
+from config.wsgi import application
 from tests.conftest import secret_of
 from tests.sms.conftest import restore_demo  # noqa: F401 - a fixture
 

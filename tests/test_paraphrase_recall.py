@@ -3,7 +3,7 @@ are counted from the probed candidates."""
 
 from __future__ import annotations
 
-from assistant.measuring.evaluation.paraphrase import curve, keyword_form
+from measuring.evaluation.paraphrase import curve, keyword_form
 
 
 def candidate(relevance: float, *, gold: bool = False, keywords: float = 0.0) -> dict:

@@ -11,10 +11,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from assistant.asgi import application
 from assistant.ask import ratelimits
 from assistant.models import Interaction, Project
 from assistant.wiring import runtime
+from config.asgi import application
 from tests.fake_ollama import unused_url
 
 pytestmark = pytest.mark.django_db(transaction=True)

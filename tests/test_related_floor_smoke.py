@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from assistant.measuring.evaluation.dataset import (
+from measuring.evaluation.dataset import (
     corpus_slice,
     load_corpus,
     load_queries,

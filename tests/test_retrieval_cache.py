@@ -202,14 +202,14 @@ def test_an_index_change_in_another_process_invalidates_this_ones_entries(office
         "from assistant.wiring.retrieval_cache import index_changed\n"
         f"index_changed(project_id={project.id})\n"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "assistant.test_settings"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"}
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60)
     assert index_scope(project_id=project.id) != before
     assert not hit(ask(project, question=OFFICE, topic=""))
 
 
 def test_the_latency_measure_reports_hits_for_every_repeated_question(demo):
-    from assistant.measuring.evaluation.cache_latency import retrieval_cache_latency
+    from measuring.evaluation.cache_latency import retrieval_cache_latency
 
     report = retrieval_cache_latency(
         project=demo, questions=[("Billing", "How do I get my money back?"), ("", "refund")],

@@ -82,7 +82,7 @@ def scale_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         manage(env, "collectstatic", "--noinput", "-v", "0")
         manage({**env, "ASKDOCS_ADMIN_PASSWORD": "walk-through-1"}, "createadmin")
         manage(env, "seed_demo")
-        celery = [sys.executable, "-m", "celery", "-A", "assistant"]
+        celery = [sys.executable, "-m", "celery", "-A", "config"]
         processes.append(started([*celery, "worker", "--pool", "solo", "-l", "info"], env,
                                  tmp_path / "worker.log"))  # fmt: skip
         processes.append(started([*celery, "beat", "-s", str(tmp_path / "beat-schedule")], env,
@@ -92,7 +92,7 @@ def scale_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
             port = free_port()
             log = tmp_path / f"web{number}.log"
             web = started([sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                           "assistant.asgi:application"], env, log)  # fmt: skip
+                           "config.asgi:application"], env, log)  # fmt: skip
             processes.append(web)
             webs.append((f"http://127.0.0.1:{port}", web, log))
         for url, web, log in webs:

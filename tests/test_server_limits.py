@@ -36,7 +36,7 @@ def daphne(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]
     log = folder / "daphne.log"
     server = subprocess.Popen(
         [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "assistant.asgi:application"],
+         "config.asgi:application"],
         cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

@@ -59,7 +59,7 @@ def test_a_secret_can_come_from_a_file(tmp_path):
         cwd=REPO,
         env={**os.environ, "ASKDOCS_TESTING": "0", "DJANGO_SECRET_KEY": "",
              "DJANGO_SECRET_KEY_FILE": str(secret),
-             "DJANGO_SETTINGS_MODULE": "assistant.settings"},
+             "DJANGO_SETTINGS_MODULE": "config.settings"},
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -85,7 +85,7 @@ def production(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedPr
     """Python with production settings: no debug, a strong key, a real host, HTTPS unset."""
     key = "".join(secrets.choice(string.ascii_letters + string.digits) for _ in range(50))
     environment = {
-        **os.environ, "ASKDOCS_TESTING": "0", "DJANGO_SETTINGS_MODULE": "assistant.settings",
+        **os.environ, "ASKDOCS_TESTING": "0", "DJANGO_SETTINGS_MODULE": "config.settings",
         "DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": key, "DJANGO_ALLOWED_HOSTS": "example.com",
         "ASKDOCS_DATA_DIR": str(tmp_path),
     }  # fmt: skip
@@ -110,6 +110,26 @@ def test_plain_http_turns_the_https_settings_off(tmp_path):
     output = result.stdout + result.stderr
     for warning in ("security.W004", "security.W008", "security.W012", "security.W016"):
         assert warning in output
+
+
+# The lab's commands as Python sees them, with its extra's dependency installed, or, given
+# `absent`, as an install without the `measure` extra does (an import of it fails).
+LAB_COMMANDS = (
+    "import sys\n"
+    "if sys.argv[1:] == ['absent']: sys.modules['rouge_score'] = None\n"
+    "import django; django.setup()\n"
+    "from django.core.management import get_commands\n"
+    "print(*(name in get_commands() for name in ('evaluate', 'bench', 'check')))"
+)
+
+
+def test_the_measuring_lab_is_an_app_only_where_its_extra_is_installed(tmp_path):
+    without = production(tmp_path, "-c", LAB_COMMANDS, "absent")
+    assert without.returncode == 0, without.stderr
+    assert without.stdout.split() == ["False", "False", "True"]
+    installed = production(tmp_path, "-c", LAB_COMMANDS)
+    assert installed.returncode == 0, installed.stderr
+    assert installed.stdout.split() == ["True", "True", "True"]
 
 
 HTTPS_SETTINGS = (
@@ -149,7 +169,7 @@ def test_a_bad_proxy_header_name_is_named():
 
 @pytest.mark.django_db
 def test_behind_the_proxy_plain_http_is_redirected_but_healthz_is_not(client, settings):
-    from assistant import settings as product
+    from config import settings as product
 
     # The product's HTTPS settings as ASKDOCS_HTTPS=1 makes them (tests run with it off).
     settings.SECURE_SSL_REDIRECT = True

@@ -9,8 +9,8 @@ from urllib.parse import urlencode
 import pytest
 from channels.testing import HttpCommunicator
 
-from assistant.asgi import application
 from assistant.models import Interaction
+from config.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -14,8 +14,8 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from assistant.console.project_services import project_llms_txt_publish, secret_shown_once
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from assistant.models import Project
 from ingestion.llms_txt import project_slug
 

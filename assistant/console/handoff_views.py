@@ -8,7 +8,7 @@ from django.http import HttpResponse
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from assistant.handoff.models import Handoff
 from assistant.handoff.sending import mail_goes_to_outbox
 

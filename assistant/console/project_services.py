@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib.sessions.backends.base import SessionBase
 from django.db import transaction
 
-from assistant.console.access import show_once, shown_once
+from assistant.console_shell.access import show_once, shown_once
 from assistant.memory.services import memory_erase_project
 from assistant.models import Project, new_public_key
 from ingestion.console.services import SourceBusy, source_delete

@@ -14,7 +14,6 @@ from django.utils.html import format_html, format_html_join
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from assistant.console.generator_notes import generator_notes
 from assistant.console.project_forms import ProjectCreateForm, ProjectForm, WidgetPreviewForm
 from assistant.console.project_services import (
@@ -26,6 +25,7 @@ from assistant.console.project_services import (
     secret_shown_once,
     secret_to_show_once,
 )
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from assistant.models import Project
 from ingestion.console.services import SourceBusy
 

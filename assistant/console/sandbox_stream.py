@@ -15,8 +15,8 @@ from django.http.response import HttpResponseBase
 from django.utils.html import escape
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import staff_required_async
 from assistant.console.sandbox import UnknownStream, sandbox_answer_stream
+from assistant.console_shell.access import staff_required_async
 from assistant.errors import UNAVAILABLE
 from assistant.markdown import render
 from assistant.rag.ports import GeneratorUnavailable

@@ -7,9 +7,9 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
 from assistant.console.forms import SandboxForm
 from assistant.console.sandbox import sandbox_run
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 
 
 @require_GET

@@ -1,4 +1,4 @@
-"""The MCP door: Streamable HTTP at /mcp/, beside Django in the ASGI app (assistant/asgi.py).
+"""The MCP door: Streamable HTTP at /mcp/, beside Django in the ASGI app (config/asgi.py).
 
 Every request is authorised by the one intake first (the project's secret key as a Bearer
 token; 401 without it), then served by the SDK in stateless JSON mode: each request stands

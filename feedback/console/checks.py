@@ -13,7 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from assistant.models import Project
 from assistant.wiring import background
 from feedback.checks import CheckInvalid, check_create, check_from_answer, checks_broken_by

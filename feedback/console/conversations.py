@@ -7,7 +7,7 @@ from django.http import Http404, HttpResponse
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from feedback.conversations import conversation_list, conversation_rows, conversation_transcript
 from feedback.forms import ConversationFilterForm
 

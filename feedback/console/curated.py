@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from feedback.curated import answer_to_write_from, curated_answers_of
 from feedback.forms import CuratedAnswerForm
 from ingestion.curated import CuratedAnswerInvalid, curated_answer_retire, curated_answer_save

@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from assistant.served_streams import served_iterator
 from feedback import selectors
 from feedback.charts import bar_chart

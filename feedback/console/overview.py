@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from feedback import selectors
 from feedback.conversations import conversation_list, conversation_rows
 from feedback.curated import loop_counts

@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
-from assistant.console.access import (
+from assistant.console_shell.access import (
     HtmxHttpRequest,
     chosen_project,
     console_context,

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.views.decorators.http import require_GET
 
-from assistant.console.access import HtmxHttpRequest, console_context, staff_required
+from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from ingestion.models import Document, Source
 from ingestion.selectors import chunks_of, documents_of
 

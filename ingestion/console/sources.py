@@ -10,7 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from assistant.console.access import console_context, staff_required
+from assistant.console_shell.access import console_context, staff_required
 from ingestion.console.forms import FORMS, FilesSourceForm, SourceForm, SupportSourceForm
 from ingestion.console.services import SourceBusy, source_create, source_delete, source_update
 from ingestion.models import Source

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
-from assistant.console.access import show_once, shown_once, staff_required
+from assistant.console_shell.access import show_once, shown_once, staff_required
 from ingestion.models import Source
 from ingestion.support_answers import (
     source_webhook_token_issue,

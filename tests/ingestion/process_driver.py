@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assistant.test_settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.test_settings")
 
 import django  # noqa: E402
 

@@ -22,7 +22,7 @@ def environment(data_dir: Path, **extra: str) -> dict[str, str]:
     env.update(
         ASKDOCS_DATA_DIR=str(data_dir),
         ASKDOCS_TESTING="1",
-        DJANGO_SETTINGS_MODULE="assistant.test_settings",
+        DJANGO_SETTINGS_MODULE="config.test_settings",
         ASKDOCS_MODEL_THREADS="1",
         ASKDOCS_ALLOWED_PRIVATE_HOSTS="127.0.0.1",  # the tests' local sites
         PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),

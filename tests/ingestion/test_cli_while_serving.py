@@ -31,7 +31,7 @@ def served(tmp_path: Path):  # noqa: ANN201
     manage(env, "seed_demo")
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "assistant.asgi:application", "--port", str(port),
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port),
          "--log-level", "warning"],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip

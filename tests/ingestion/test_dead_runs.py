@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from assistant.celery import app as celery_app
+from config.celery import app as celery_app
 from ingestion.console.services import source_delete
 from ingestion.models import Source, SyncRun
 from ingestion.sync import INTERRUPTED_MESSAGE, source_sync

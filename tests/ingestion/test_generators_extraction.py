@@ -50,7 +50,7 @@ def test_every_id_of_a_section_names_the_anchor_extraction_gives_it() -> None:
 
 
 def test_the_extraction_measure_reads_xhtml_and_counts_a_layout_item_as_a_container() -> None:
-    from assistant.measuring.evaluation.extraction import PageChunk, page_figures
+    from measuring.evaluation.extraction import PageChunk, page_figures
 
     xhtml = '<?xml version="1.0" encoding="UTF-8"?>\n' + JAVADOC.split("\n", 1)[1]
     page = extract_page(xhtml)
@@ -119,7 +119,7 @@ and types uniformly.</p>
 
 
 def test_the_extraction_measure_reads_a_quotation_without_its_markers() -> None:
-    from assistant.measuring.evaluation.extraction import PageChunk, page_figures
+    from measuring.evaluation.extraction import PageChunk, page_figures
 
     page = extract_page(MDBOOK_NOTE)
     assert "> disagree with." in page.markdown  # each line of the quote is marked
@@ -147,7 +147,7 @@ x = 1
 
 
 def test_the_extraction_measure_keeps_a_code_block_that_shows_fences() -> None:
-    from assistant.measuring.evaluation.extraction import PageChunk, page_figures
+    from measuring.evaluation.extraction import PageChunk, page_figures
 
     page = extract_page(MKDOCS_FENCES)
     pieces = chunk_markdown(page.markdown, count_tokens=lambda t: len(t.split()), max_tokens=200)

@@ -69,7 +69,7 @@ def mixed_project(tmp_path: Path, store_location: str):  # noqa: ANN201
 
 
 def test_every_source_finds_its_own_chunks_and_matches_exact_search(mixed_project) -> None:  # noqa: ANN001
-    from assistant.measuring.benchmark.recall import source_recall
+    from measuring.benchmark.recall import source_recall
 
     project, help_centre, ray = mixed_project
     report = source_recall(project_id=project.pk, sample=150)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from assistant.env import check_twilio_settings
 from assistant.rag.types import SORRY
 from assistant.sms.text import (
     SMS_LIMIT,
@@ -16,6 +15,7 @@ from assistant.sms.text import (
     refusal_reply,
     sms_reply,
 )
+from config.env import check_twilio_settings
 
 URL = "https://help.acme.example/refunds#getting-your-money-back"
 SENTENCES = [

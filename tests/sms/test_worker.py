@@ -1,6 +1,6 @@
 """The deferred reply through a real Celery worker process on the local Redis.
 
-The webhook runs in this process; the worker is `celery -A assistant.celery worker` in
+The webhook runs in this process; the worker is `celery -A config.celery worker` in
 another, sharing the test database (hence a transactional test) and the fake Twilio API."""
 
 from __future__ import annotations

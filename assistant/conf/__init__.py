@@ -1,2 +1,0 @@
-"""The settings by concern; assistant/settings.py, the one module Django loads, puts them
-together (and keeps Django's own: apps, middleware, templates, static files, logging)."""

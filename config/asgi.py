@@ -1,0 +1,42 @@
+"""ASGI entry point: HTTP through Django, the MCP server for AI tools at /mcp/, WebSockets
+through Channels.
+
+There is no global origin validator: the widget lives on customers' pages, so each socket's
+Origin is checked against the allowed origins of the project it names (assistant.ask.consumers)."""
+
+import os
+from typing import Any
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+# Django is set up before anything imports models.
+django_application = get_asgi_application()
+
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+
+from assistant.ask.routing import websocket_urlpatterns  # noqa: E402
+from assistant.mcp_server.app import PATHS as MCP_PATHS  # noqa: E402
+from assistant.mcp_server.app import mcp_application  # noqa: E402
+from assistant.server_limits import answer_over_limit_requests  # noqa: E402
+
+# Daphne's own refusals (a request line over 16 KiB, a WebSocket message over 1 MiB) answer in
+# the API's error shape instead of dropping the connection.
+answer_over_limit_requests()
+
+
+async def http_application(scope: Any, receive: Any, send: Any) -> None:
+    """/mcp/ to the MCP server, everything else to Django."""
+    if scope["path"] in MCP_PATHS:
+        await mcp_application(scope, receive, send)
+    else:
+        await django_application(scope, receive, send)
+
+
+application = ProtocolTypeRouter(
+    {
+        "http": http_application,
+        "websocket": URLRouter(websocket_urlpatterns),
+    }
+)

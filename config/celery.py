@@ -1,0 +1,12 @@
+"""Celery app. Tasks are thin: load by id, call a service."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("askdocs")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+app.autodiscover_tasks(["assistant.sms", "assistant.handoff"])  # their tasks.py

@@ -1,0 +1,167 @@
+"""Run every question through the real retrieval path (query, vector search, rerank, gate)
+and score it against the gold sections."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import mean
+from typing import Any
+
+from assistant.rag.ports import Retrieves
+from assistant.rag.types import Question, Retrieval, Settings, Turn
+from measuring.evaluation.dataset import Query, known_areas, topic_for
+from measuring.evaluation.index import EvalIndex
+from measuring.evaluation.metrics import (
+    SHARES,
+    dedupe,
+    distribution,
+    hit_at,
+    median_p95,
+    mrr_at,
+    ndcg_at,
+    recall_at,
+    wilson,
+)
+
+#: Goes on from a question's retrieval to the answer (answers.answer_outcome); its outcome keys
+#: join the question's, its `answered`/`refused` replacing the gate's. It also returns the
+#: retrieval the answer was made from: for a follow-up, the answer may come from the form
+#: joined to the previous question (Retrieval.alternative), and the ranking is scored on it.
+AnswerStep = Callable[[Query, Question, Retrieval], tuple[dict[str, Any], Retrieval]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    topic: str = "auto"  # auto | none
+    rerank: bool = True
+    threshold: float = 0.5
+    num_candidates: int = 20
+    rerank_top: int = 8
+    max_kept: int = 5
+
+
+def evaluate(
+    *,
+    index: EvalIndex,
+    retriever: Retrieves,
+    queries: Sequence[Query],
+    config: RunConfig,
+    progress: Callable[[int, int], None] | None = None,
+    answer: AnswerStep | None = None,
+) -> dict[str, Any]:
+    settings = Settings(
+        threshold=config.threshold,
+        num_candidates=config.num_candidates,
+        rerank_top=config.rerank_top,
+        max_kept=config.max_kept,
+        rerank=config.rerank,
+    )
+    areas = known_areas(list(queries))
+    graded: dict[str, list[float]] = {k: [] for k in ("recall@5", "mrr@10", "ndcg@10")}
+    best: dict[str, list[float]] = {"answerable": [], "unanswerable": []}
+    stages: dict[str, list[float]] = {}
+    # One per question, with its yes/no outcomes (SHARES): the shares are read from these,
+    # and `--baseline` compares them question by question.
+    outcomes: list[dict[str, Any]] = []
+
+    for number, query in enumerate(queries, start=1):
+        question = Question(
+            query.question, topic_for(query, areas, config.topic), history=history_of(query)
+        )
+        started = time.perf_counter()
+        retrieval = retriever.retrieve(question, settings)
+        total = (time.perf_counter() - started) * 1000
+        for stage, ms in {**retrieval.timings_ms, "total_ms": total}.items():
+            stages.setdefault(stage, []).append(ms)
+
+        answered: dict[str, Any] = {}
+        if answer is not None:
+            answered, retrieval = answer(query, question, retrieval)
+        kept_any = bool(retrieval.kept) if config.rerank else None
+        best_relevance = retrieval.best_relevance
+        group = "answerable" if query.answerable else "unanswerable"
+        if best_relevance is not None:
+            best[group].append(best_relevance)
+        outcome: dict[str, Any] = {"id": query.id, "answerable": query.answerable,
+                                   "best_relevance": best_relevance}  # fmt: skip
+        if query.kind:
+            outcome["kind"] = query.kind
+            outcome["query_form"] = retrieval.query_form
+
+        if query.answerable:
+            chunks = [index.chunks[c.chunk.id] for c in retrieval.candidates]
+            sections = dedupe([c.section_id for c in chunks])
+            relevant = query.relevant_ids
+            outcome["hit@1"] = bool(hit_at(sections, relevant, 1))
+            outcome["hit@5"] = bool(hit_at(sections, relevant, 5))
+            graded["recall@5"].append(recall_at(sections, relevant, 5))
+            graded["mrr@10"].append(mrr_at(sections, relevant, 10))
+            graded["ndcg@10"].append(ndcg_at(sections, relevant, 10))
+            # The page kinds the top five sections come from ("" a guide, "reference",
+            # "changelog"): how much the reference and the changelog crowd the guides.
+            kind_of: dict[str, str] = {}
+            for c in chunks:
+                kind_of.setdefault(c.section_id, c.chunk.kind)
+            outcome["top5_kinds"] = [kind_of[section] for section in sections[:5]]
+            if query.gold_page:
+                outcome["page_hit@5"] = query.gold_page in dedupe([c.page for c in chunks])[:5]
+            if kept_any is not None:
+                outcome["answered"] = kept_any
+        elif kept_any is not None:
+            outcome["refused"] = not kept_any
+        outcome.update(answered)
+        outcomes.append(outcome)
+        if progress:
+            progress(number, len(queries))
+
+    shares = {k: [float(o[k]) for o in outcomes if k in o] for k in SHARES}
+    report: dict[str, Any] = {k: _avg(v) for k, v in (shares | graded).items()}
+    report["n_answerable"] = sum(1 for q in queries if q.answerable)
+    report["n_unanswerable"] = sum(1 for q in queries if not q.answerable)
+    report["ci95"] = {k: wilson(int(sum(v)), len(v)) for k, v in shares.items() if v}
+    report["best_relevance"] = {g: distribution(v) for g, v in best.items()}
+    report["latency_ms"] = {stage: median_p95(v) for stage, v in stages.items()}
+    report["config"] = {
+        "topic": config.topic, "rerank": config.rerank, "threshold": config.threshold,
+        "num_candidates": config.num_candidates, "rerank_top": config.rerank_top,
+        "index": index.key,
+        "chunks": len(index.chunks),
+    }  # fmt: skip
+    kinds = [kind for o in outcomes for kind in o.get("top5_kinds", [])]
+    report["top5_kinds"] = {
+        kind or "guide": round(kinds.count(kind) / len(kinds), 4) for kind in sorted(set(kinds))
+    }
+    report["per_query"] = outcomes
+    if any("kind" in o for o in outcomes):
+        report["by_kind"] = by_kind(outcomes)
+    return report
+
+
+def history_of(query: Query) -> tuple[Turn, ...]:
+    """The earlier questions as the widget sends them: user turns of the conversation. (The
+    retrieval of a follow-up reads only the user's turns; the earlier answers would reach only
+    an LLM's prompt.)"""
+    return tuple(Turn("user", text) for text in query.history)
+
+
+def by_kind(outcomes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The shares that apply, per kind of conversation: {kind: {n, answered, refused,
+    page_hit@5, hit@5}}."""
+    kinds: dict[str, list[dict[str, Any]]] = {}
+    for outcome in outcomes:
+        kinds.setdefault(outcome.get("kind", ""), []).append(outcome)
+    report: dict[str, dict[str, Any]] = {}
+    for kind, group in sorted(kinds.items()):
+        row: dict[str, Any] = {"n": len(group)}
+        for metric in ("answered", "refused", "page_hit@5", "hit@5", "key_facts_hit"):
+            values = [float(o[metric]) for o in group if metric in o]
+            if values:
+                row[metric] = _avg(values)
+        report[kind] = row
+    return report
+
+
+def _avg(values: list[float]) -> float | None:
+    return round(mean(values), 4) if values else None
