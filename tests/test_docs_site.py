@@ -15,7 +15,8 @@ def test_the_manual_builds_with_no_warning(built_docs):
     site, output = built_docs
     assert "WARNING" not in output
     for page in ("widget", "console", "sources", "api", "sms", "models", "configuration",
-                 "scaling-out", "security", "measuring"):  # fmt: skip
+                 "scaling-out", "security", "measuring", "measuring/results",
+                 "measuring/history"):  # fmt: skip
         assert (site / page / "index.html").is_file(), page
 
 
@@ -23,15 +24,34 @@ def test_the_readme_fits_on_two_screens_and_its_links_exist():
     readme = (REPO / "README.md").read_text()
     assert len(readme.splitlines()) <= 150
     assert "./.bin/run" in readme and "./.bin/test" in readme
+    # The manual's landing page lists its pages; the README points at it, not a copy of its table.
+    assert "](docs/index.md)" in readme and "| page |" not in readme
     for target in re.findall(r"\]\((docs/[^)#]+)", readme):
         assert (REPO / target).is_file(), target
 
 
-def test_the_measuring_page_dates_its_figures():
-    text = (REPO / "docs" / "measuring.md").read_text()
-    for heading in re.findall(r"^## .+$", text, flags=re.M):
-        section = text.split(heading, 1)[1].split("\n## ", 1)[0]
-        assert re.search(r"20\d\d-\d\d-\d\d", section), f"{heading} has no date"
+def test_the_measuring_pages_date_their_figures():
+    for name in ("results.md", "history.md"):
+        text = (REPO / "docs" / "measuring" / name).read_text()
+        for heading in re.findall(r"^## .+$", text, flags=re.M):
+            section = text.split(heading, 1)[1].split("\n## ", 1)[0]
+            assert re.search(r"20\d\d-\d\d-\d\d", heading + section), f"{heading} has no date"
+
+
+def test_dated_runs_stay_in_the_measuring_pages():
+    """A user page says what the product does, with at most a current figure: dated runs,
+    before-and-after comparisons and levers tried belong to docs/measuring/."""
+    for page in sorted((REPO / "docs").glob("*.md")):
+        text = page.read_text()
+        assert not re.search(r"20\d\d-\d\d-\d\d", text), f"{page.name} has a dated figure"
+
+
+def test_the_landing_page_lists_every_page_of_the_manual():
+    docs = REPO / "docs"
+    listed = set(re.findall(r"\]\(([^)#]+\.md)", (docs / "index.md").read_text()))
+    pages = {str(p.relative_to(docs)) for p in docs.rglob("*.md")} - {"index.md"}
+    assert pages - listed == set(), "pages docs/index.md does not list"
+    assert listed - pages == set(), "pages docs/index.md lists that do not exist"
 
 
 @pytest.mark.django_db

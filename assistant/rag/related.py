@@ -3,7 +3,7 @@ help". They are never an answer: only what the cross-encoder read for the questi
 relevance first, one per page, and only when the best of them is on the project's subject.
 
 The floor is on the cross-encoder's relevance (sigmoid) of each candidate. Measured on the Ray
-dev set (`manage.py measure_related_floor`, docs/measuring.md): out-of-scope requests
+dev set (`manage.py measure_related_floor`, docs/measuring/history.md): out-of-scope requests
 score at most 0.013 for nine in ten (median 6e-5), while the answerable questions that end in a
 refusal score 0.58 or more for 18 of 22 (the answerability check refused them) and under 0.01
 for the rest. 0.1 (a logit of -2.2) sits an order of magnitude above the out-of-scope bulk and

@@ -30,7 +30,7 @@ ASKDOCS_MODEL_CACHE = Path(env("ASKDOCS_MODEL_CACHE", str(_default_models))).res
 ASKDOCS_MODEL_THREADS = envint("ASKDOCS_MODEL_THREADS", min(2, os.cpu_count() or 1), minimum=1)
 # Chunks of 128 tokens, read whole by the cross-encoder (query + title + chunk fit in 160):
 # on the Ray dev set they beat 256-token chunks on every ranking figure, and a 160-token pair
-# costs the cross-encoder about half a 256-token one. See docs/measuring.md.
+# costs the cross-encoder about half a 256-token one. See docs/measuring/.
 ASKDOCS_RERANK_MAX_TOKENS = envint("ASKDOCS_RERANK_MAX_TOKENS", 160, minimum=32, maximum=512)
 ASKDOCS_CHUNK_TOKENS = envint("ASKDOCS_CHUNK_TOKENS", 128, minimum=32, maximum=512)
 if env("ASKDOCS_DEFAULT_THRESHOLD"):
@@ -64,7 +64,7 @@ ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT = envfloat(
     "ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT", 10.0, minimum=0.1
 )
 # A door that answers in one piece (REST, SMS) waits at most this long after the quote for a
-# model's written answer, then answers with the quote (docs/written-answers-under-load.md).
+# model's written answer, then answers with the quote (docs/models.md).
 ASKDOCS_WRITE_WITHIN = envfloat("ASKDOCS_WRITE_WITHIN", 30.0, minimum=0)
 # llama.cpp keeps earlier prompts' states in RAM up to this size, so a question asked again
 # (a suggested question, the same page's visitors) is not read again; 0 turns it off.
@@ -78,7 +78,7 @@ ASKDOCS_OLLAMA_TIMEOUTS = {
 }
 
 # An OpenAI-compatible server (generator `openai`: vLLM, llama-server, LM Studio, Ollama's /v1).
-# A project's own base URL, model and key (console) win over these; docs/openai-compatible.md.
+# A project's own base URL, model and key (console) win over these; docs/models.md.
 ASKDOCS_OPENAI_BASE_URL = envurl("ASKDOCS_OPENAI_BASE_URL", schemes=("http", "https"))
 ASKDOCS_OPENAI_MODEL = env("ASKDOCS_OPENAI_MODEL").strip()
 ASKDOCS_OPENAI_API_KEY = env("ASKDOCS_OPENAI_API_KEY").strip()  # or ASKDOCS_OPENAI_API_KEY_FILE
