@@ -90,9 +90,8 @@ def test_the_list_shows_document_and_chunk_counts_and_links_to_add_each_kind(sta
 def test_the_add_grid_has_one_card_a_kind_in_the_tables_order(staff_client, docs):
     html = staff_client.get("/admin/sources/", {"project": docs.project_id}).content.decode()
     cards = re.findall(r'class="kind-card" href="/admin/sources/new/(\w+)/', html)
-    assert (
-        cards == [row.kind for row in console_cards()] == ["website", "files", "support", "manual"]
-    )
+    assert cards == [row.kind for row in console_cards()]
+    assert cards[:4] == ["website", "files", "support", "manual"]  # as before the table
     for row in console_cards():
         assert f'<strong>{row.label}</strong><span class="small muted">{row.card}</span>' in html
     new_curated = f"/admin/sources/new/curated/?project={docs.project_id}"
