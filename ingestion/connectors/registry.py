@@ -80,14 +80,6 @@ SOURCE_KINDS: tuple[SourceKind, ...] = (
         card="Type or paste a text (Markdown) the assistant may answer from.",
         docs="sources.md#kinds-of-source",
     ),
-    SourceKind(
-        kind="markdown",
-        label="Markdown file",
-        connector="ingestion.connectors.markdown_url.markdown_url_connector",
-        form="ingestion.connectors.markdown_url.MarkdownUrlSourceForm",
-        card="Read a Markdown or text file at an address, such as a site's llms-full.txt.",
-        docs="sources.md#kinds-of-source",
-    ),
     # The answers the team wrote in the console (ingestion/curated.py): one such source a
     # project, made and filled by the curated-answers pages, so no form and no card.
     SourceKind(
