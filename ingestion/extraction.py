@@ -3,8 +3,8 @@
 The page's main region (<main>, role=main, a lone <article>, else the body without its
 banners, navigation and footers) is cleaned of what a reader never sees (hidden elements,
 templates, scripts, permalink glyphs, in-page tables of contents) and converted by
-markdownify: headings stay headings, <pre> blocks stay whole and fenced, tables become
-Markdown tables, definition lists keep their terms.
+markdownify (ingestion/page_markdown.py): headings stay headings, <pre> blocks stay whole and
+fenced, tables become Markdown tables, definition lists keep their terms.
 
 Anchors are the page's own ids, so a citation lands on its section: each heading carries
 `{#id}` (the id its permalink points at, its own, or that of the section it opens), and a
@@ -19,17 +19,34 @@ from __future__ import annotations
 
 import codecs
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 import lxml.html
 from lxml import etree
-from markdownify import ATX, MarkdownConverter
 
 from ingestion.page_kinds import page_kind
 from ingestion.page_layout import drop as _drop
 from ingestion.page_layout import lift_table_headings, unwrap_code_tables, unwrap_layout_lists
+from ingestion.page_markdown import (
+    ANCHOR_ATTRIBUTE,
+    is_permalink_glyph,
+    region_markdown,
+    strip_permalink_glyphs,
+)
+
+__all__ = [
+    "EXTRACTION_VERSION",
+    "ExtractedPage",
+    "anchor_aliases",
+    "decode_page",
+    "extract_page",
+    "html_tree",
+    "is_hidden",
+    "is_navigation",
+    "main_region",
+    "strip_permalink_glyphs",
+]
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
@@ -45,11 +62,7 @@ _NOT_TEXT = frozenset(
     {"button", "form", "input", "select", "textarea", "svg", "img", "picture", "video",
      "audio", "iframe", "object", "canvas", "map", "link", "meta"}
 )  # fmt: skip
-#: Link glyphs that documentation generators put after a heading to link to it.
-_PERMALINK_GLYPHS = "¶#§🔗"
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-_LANGUAGE = re.compile(r"\b(?:highlight|language|lang)-([A-Za-z0-9_+#.-]+)")
-ANCHOR_ATTRIBUTE = "data-askdocs-anchor"
 
 
 #: An XML declaration (XHTML from asciidoc, DocBook, older Javadoc): lxml refuses a decoded
@@ -112,19 +125,6 @@ def is_navigation(element: Any) -> bool:
     return element.tag in _NAVIGATION_TAGS or (element.get("role") or "") in _NAVIGATION_ROLES
 
 
-def _is_glyph(char: str) -> bool:
-    """A permalink sign, or an icon font's character (MkDocs' themes link a heading with
-    Font Awesome's U+F0C1, from Unicode's private use area, which no text uses)."""
-    return char in _PERMALINK_GLYPHS or unicodedata.category(char) == "Co"
-
-
-def strip_permalink_glyphs(text: str) -> str:
-    text = text.strip()
-    while text and (_is_glyph(text[-1]) or text[-1] in " \u00a0"):
-        text = text[:-1]
-    return text.strip()
-
-
 def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
     """The page's title and main content as Markdown (empty when there is nothing to read).
     `html` is the page's source or an lxml tree of it (which is changed)."""
@@ -139,10 +139,8 @@ def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
     lift_table_headings(region)
     unwrap_code_tables(region)
     title = _first_heading(region) or page_title or fallback_title
-    markdown = _Converter().convert(etree.tostring(region, encoding="unicode", method="html"))
-    return ExtractedPage(
-        title=title, markdown=_drop_title_heading(_tidy(markdown), title), kind=kind
-    )
+    html_region = etree.tostring(region, encoding="unicode", method="html")
+    return ExtractedPage(title=title, markdown=region_markdown(html_region, title=title), kind=kind)
 
 
 def main_region(tree: Any) -> Any:
@@ -320,7 +318,7 @@ def _clean(region: Any, *, inside_main: bool) -> None:
 
 def _is_permalink(link: Any) -> bool:
     text = link.text_content().strip()
-    return link.get("href", "").startswith("#") and all(map(_is_glyph, text))
+    return link.get("href", "").startswith("#") and all(map(is_permalink_glyph, text))
 
 
 def _is_source_link(link: Any) -> bool:
@@ -335,99 +333,3 @@ def _is_source_link(link: Any) -> bool:
         )
         or (text in _SOURCE_LINK_TEXTS and "/_modules/" in link.get("href", ""))
     )
-
-
-class _Converter(MarkdownConverter):
-    def __init__(self) -> None:
-        super().__init__(
-            heading_style=ATX, bullets="-", escape_asterisks=False, escape_underscores=False,
-            escape_misc=False, table_infer_header=True, strip_pre="strip", bs4_options="lxml",
-            code_language_callback=_language,
-        )  # fmt: skip
-
-    def convert_hN(self, n: int, el: Any, text: str, parent_tags: set[str]) -> str:  # noqa: N802
-        # Plain text: a heading is a chunk's breadcrumb, shown and embedded as it reads.
-        text = strip_permalink_glyphs(" ".join(el.get_text().split()))
-        if "_inline" in parent_tags or not text:
-            return text
-        anchor = el.get(ANCHOR_ATTRIBUTE)
-        return f"\n\n{'#' * max(1, min(6, n))} {text}{f' {{#{anchor}}}' if anchor else ''}\n\n"
-
-    def convert_p(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        # A line of a paragraph that starts with "#" (a comment in prose, pydoctor's doctests
-        # written as text) is no heading: it is escaped, or the chunker would read one.
-        return _LINE_HASH.sub(r"\1\\\2", super().convert_p(el, text, parent_tags))  # type: ignore[misc]
-
-    def convert_dt(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        """The term on a line of its own (preceded by its `{#id}` line when it has an id),
-        its definition following as `:   ...` (markdownify's convert_dd)."""
-        # An API entry's signature reads as written, without the emphasis markup of its
-        # parts ("class celery.app.task.Task(*args, **kwargs)", not "*class* ...(**args*)").
-        text = " ".join(strip_permalink_glyphs(el.get_text()).split())
-        if "_inline" in parent_tags:
-            return f" {text} "
-        if not text:
-            return "\n"
-        anchor = el.get(ANCHOR_ATTRIBUTE)
-        return f"\n\n{{#{anchor}}}\n{text}\n" if anchor else f"\n\n{text}\n"
-
-    def convert_blockquote(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        """Generators indent with <blockquote> (Sphinx does): one that holds code, a table or
-        a list is indentation, not a quotation, and its blocks stay plain Markdown blocks."""
-        text = text.strip()
-        if el.find(["pre", "table", "ul", "ol", "dl"]) is not None or not text:
-            return f"\n\n{text}\n\n" if text else ""
-        quoted = "\n".join(f"> {line}" if line else ">" for line in text.splitlines())
-        return f"\n\n{quoted}\n\n"
-
-    def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        return text  # link targets are noise to a search and to a quote
-
-    def convert_pre(self, el: Any, text: str, parent_tags: set[str]) -> str:
-        code = el.get_text().strip("\n")
-        if not code.strip():
-            return ""
-        fence = "````" if "```" in code else "```"
-        return f"\n\n{fence}{_language(el) or ''}\n{code}\n{fence}\n\n"
-
-
-def _language(el: Any) -> str | None:
-    """A code block's language from its class, its code element's or its wrappers' (Sphinx's
-    highlight-python3, highlight.js's language-js)."""
-    nodes = [el.find("code"), el, el.parent, el.parent.parent if el.parent else None]
-    for node in nodes:
-        classes = node.get("class") if node is not None else None
-        if classes:
-            match = _LANGUAGE.search(" ".join(classes) if isinstance(classes, list) else classes)
-            if match:
-                return match.group(1)
-    return None
-
-
-_BLANK_RUNS = re.compile(r"\n{3,}")
-_LINE_HASH = re.compile(r"^([ \t]*)(#{1,6}(?:[ \t]|$))", re.MULTILINE)
-
-
-def _tidy(markdown: str) -> str:
-    lines = [line.rstrip() for line in markdown.splitlines()]
-    return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip() + "\n"
-
-
-_FIRST_HEADING = re.compile(r"^#{1,6}\s+(.*?)(?:\s+\{#([^}\s]+)\})?$", re.MULTILINE)
-
-
-def _drop_title_heading(markdown: str, title: str) -> str:
-    """The page title is already the document title; its heading would repeat it in every
-    chunk's heading path ("Calling Tasks > Calling Tasks > Routing options"). The first heading
-    of the page is dropped when it is the title, wherever it stands (a version banner or a
-    breadcrumb may come before it); its anchor stays, as the place's anchor."""
-    match = _FIRST_HEADING.search(markdown)
-    if match and match.group(1).strip() == title.strip():
-        anchor = f"{{#{match.group(2)}}}" if match.group(2) else ""
-        before, after = markdown[: match.start()], markdown[match.end() :]
-        return (
-            (before + anchor + after).lstrip("\n")
-            if before.strip()
-            else (anchor + "\n\n" + after.lstrip("\n") if anchor else after.lstrip("\n"))
-        )
-    return markdown

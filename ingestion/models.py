@@ -7,18 +7,23 @@ from django.db import models
 
 from assistant.models import Project
 from assistant.rag.chunking import title_path
+from ingestion.connectors.registry import kind_choices
 
 
 class Source(models.Model):
     """Where documents come from. Each kind keeps its own settings in `config`."""
 
-    class Kind(models.TextChoices):
-        WEBSITE = "website", "Website"
-        FILES = "files", "Files"
-        SUPPORT = "support", "Support answers"
-        MANUAL = "manual", "Manual entry"
+    class Kind:
+        """The kinds the code itself names. Every kind, these and any other, is a row of
+        ingestion/connectors/registry.py (its label, connector, form and card), which gives
+        `kind` its choices."""
+
+        WEBSITE = "website"
+        FILES = "files"
+        SUPPORT = "support"
+        MANUAL = "manual"
         #: Answers the team wrote in the console (see CuratedAnswer); one such source a project.
-        CURATED = "curated", "Curated answers"
+        CURATED = "curated"
 
     class Schedule(models.TextChoices):
         OFF = "off", "Off"
@@ -33,7 +38,7 @@ class Source(models.Model):
         FAILED = "failed", "Failed"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sources")
-    kind = models.CharField(max_length=10, choices=Kind.choices)
+    kind = models.CharField(max_length=10, choices=kind_choices)
     name = models.CharField(max_length=200)
     config = models.JSONField(default=dict, blank=True)
     schedule = models.CharField(max_length=10, choices=Schedule.choices, default=Schedule.OFF)

@@ -172,36 +172,7 @@ def _write(
         for incoming, document, doc_hash, status, wanted, stale in plans:
             existing = existing_rows[document.pk]
             Chunk.objects.filter(document=document, vector_id__in=stale).delete()
-            fresh: list[Chunk] = []
-            for ordinal, (vid, piece) in enumerate(wanted):
-                url = _chunk_url(incoming.url, piece.anchor)[:1000]
-                kept = existing.get(vid)
-                if kept is not None:
-                    if kept.ordinal != ordinal or kept.url != url:
-                        Chunk.objects.filter(pk=kept.pk).update(ordinal=ordinal, url=url)
-                    continue
-                fresh.append(
-                    Chunk(
-                        document=document,
-                        vector_id=vid,
-                        ordinal=ordinal,
-                        text=piece.text,
-                        heading_path=piece.heading_path[:1000],
-                        url=url,
-                        content_hash=piece.content_hash,
-                        token_count=piece.token_count,
-                    )
-                )
-            Chunk.objects.bulk_create(fresh)
-            excerpts = instructions_to_an_assistant(incoming.text)
-            Document.objects.filter(pk=document.pk).update(
-                title=incoming.title[:500], url=incoming.url[:1000], content_hash=doc_hash,
-                fetch_state=incoming.fetch_state, kind=incoming.kind,
-                suspected_injection=bool(excerpts), injection_excerpts=excerpts,
-            )  # fmt: skip
-            document.title, document.url = incoming.title[:500], incoming.url[:1000]
-            document.content_hash, document.kind = doc_hash, incoming.kind
-            document.suspected_injection, document.injection_excerpts = bool(excerpts), excerpts
+            _save_rows(incoming, document, doc_hash, wanted, existing)
             embedded = sum(1 for vid, _ in wanted if vid not in existing)
             results[incoming.external_id] = DocumentResult(document, status, embedded, len(stale))
             all_stale += stale
@@ -209,6 +180,47 @@ def _write(
         store.delete(all_stale)
     index_written(project_id=source.project_id)
     return results
+
+
+def _save_rows(
+    incoming: IncomingDocument,
+    document: Document,
+    doc_hash: str,
+    wanted: list[tuple[str, Piece]],
+    existing: dict[str, Chunk],
+) -> None:
+    """Step 2 for one document, inside the caller's transaction: its new chunk rows, the kept
+    ones moved to their new place, and the document row (its hash last: it was unfinished)."""
+    fresh: list[Chunk] = []
+    for ordinal, (vid, piece) in enumerate(wanted):
+        url = _chunk_url(incoming.url, piece.anchor)[:1000]
+        kept = existing.get(vid)
+        if kept is not None:
+            if kept.ordinal != ordinal or kept.url != url:
+                Chunk.objects.filter(pk=kept.pk).update(ordinal=ordinal, url=url)
+            continue
+        fresh.append(
+            Chunk(
+                document=document,
+                vector_id=vid,
+                ordinal=ordinal,
+                text=piece.text,
+                heading_path=piece.heading_path[:1000],
+                url=url,
+                content_hash=piece.content_hash,
+                token_count=piece.token_count,
+            )
+        )
+    Chunk.objects.bulk_create(fresh)
+    excerpts = instructions_to_an_assistant(incoming.text)
+    Document.objects.filter(pk=document.pk).update(
+        title=incoming.title[:500], url=incoming.url[:1000], content_hash=doc_hash,
+        fetch_state=incoming.fetch_state, kind=incoming.kind,
+        suspected_injection=bool(excerpts), injection_excerpts=excerpts,
+    )  # fmt: skip
+    document.title, document.url = incoming.title[:500], incoming.url[:1000]
+    document.content_hash, document.kind = doc_hash, incoming.kind
+    document.suspected_injection, document.injection_excerpts = bool(excerpts), excerpts
 
 
 def document_delete(*, document: Document) -> int:

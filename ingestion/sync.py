@@ -218,16 +218,20 @@ def _sync(
                 run.errors.append({"url": item.external_id, "error": item.error})
     flush()
     run.total = max(run.total, run.done)
-    # Everything not seen this time has disappeared from the source, unless the origin could
-    # not really be read: then removing would wipe answers that are still true.
-    vanished = (
-        []
-        if cut
-        else list(
-            Document.objects.filter(source=source)
-            .exclude(external_id__in=keep)
-            .values_list("external_id", flat=True)
-        )
+    if not cut:
+        _remove_vanished(source, run, keep=keep, confirm_removals=confirm_removals)
+
+
+def _remove_vanished(
+    source: Source, run: SyncRun, *, keep: set[str], confirm_removals: bool
+) -> None:
+    """Everything not seen this time has disappeared from the source, unless the origin could
+    not really be read (the caller then does not call this): removing would wipe answers that
+    are still true. Removing most of a source, or all of it, waits for a confirmation."""
+    vanished = list(
+        Document.objects.filter(source=source)
+        .exclude(external_id__in=keep)
+        .values_list("external_id", flat=True)
     )
     indexed = Document.objects.filter(source=source).count()
     if (

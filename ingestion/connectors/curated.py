@@ -11,6 +11,10 @@ from ingestion.models import CuratedAnswer, Source
 from ingestion.services import IncomingDocument
 
 
+def curated_connector(source: Source) -> CuratedConnector:
+    return CuratedConnector(source=source)
+
+
 class CuratedConnector:
     def __init__(self, *, source: Source) -> None:
         self.source = source

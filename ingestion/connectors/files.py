@@ -16,6 +16,7 @@ from django.conf import settings
 from pypdf.errors import PdfReadError
 
 from ingestion.connectors.base import Failed, Fetched, Item, Total
+from ingestion.connectors.jsonl import JsonlConnector
 from ingestion.extraction import extract_page
 from ingestion.models import Source
 from ingestion.services import IncomingDocument
@@ -31,6 +32,15 @@ class UnreadableFile(Exception):
 
 def source_folder(source: Source) -> Path:
     return Path(settings.DATA_DIR) / "uploads" / f"source-{source.pk}"
+
+
+def files_connector(source: Source) -> FilesConnector | JsonlConnector:
+    """Its row's connector (registry.py): uploaded files, or a JSON Lines export named in the
+    config (`ingest_jsonl`, the demo, the benchmark corpora)."""
+    config = source.config or {}
+    if config.get("jsonl"):
+        return JsonlConnector(config["jsonl"])
+    return FilesConnector.for_source(source)
 
 
 class FilesConnector:

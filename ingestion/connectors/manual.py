@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ingestion.connectors.base import ConnectorError, Fetched, Item, Total
+from ingestion.models import Source
 from ingestion.services import IncomingDocument
+
+
+def manual_connector(source: Source) -> ManualConnector:
+    config = source.config or {}
+    return ManualConnector(title=config.get("title") or source.name, text=config.get("text", ""))
 
 
 class ManualConnector:

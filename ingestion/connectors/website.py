@@ -49,11 +49,18 @@ from ingestion.connectors.website_rules import (
     path_patterns,
 )
 from ingestion.extraction import EXTRACTION_VERSION, extract_page, html_tree
+from ingestion.models import Source
 from ingestion.page_kinds import SOURCE
+from ingestion.selectors import fetch_states
 from ingestion.services import IncomingDocument
 
 USER_AGENT = "AskDocsBot/1.0 (+self-hosted Ask AI assistant; respects robots.txt)"
 _SITEMAP_NS = re.compile(r"^\{[^}]*\}")
+
+
+def website_connector(source: Source) -> WebsiteConnector:
+    """Its row's connector (registry.py): a re-crawl asks with each page's last validators."""
+    return WebsiteConnector.from_config(source.config or {}, known=fetch_states(source=source))
 
 
 class WebsiteConnector:

@@ -1,6 +1,7 @@
-"""Console forms for sources, one per kind. Each checks everything a save would need (names,
-URLs, uploaded files, imported answers) so that a bad submission shows its error next to the
-field and changes nothing."""
+"""Console forms for sources, one per kind, each named by its kind's row in
+ingestion/connectors/registry.py. Each checks everything a save would need (names, URLs,
+uploaded files, imported answers) so that a bad submission shows its error next to the field
+and changes nothing."""
 
 from __future__ import annotations
 
@@ -38,7 +39,6 @@ class MultipleFileField(forms.FileField):
 class SourceForm(forms.Form):
     """What every kind has: a name unique in the project and a schedule."""
 
-    kind: ClassVar[str]
     #: Config keys this form owns; any other key already in `config` is kept on save.
     config_keys: ClassVar[tuple[str, ...]] = ()
 
@@ -95,7 +95,6 @@ class PatternsField(forms.CharField):
 
 
 class WebsiteSourceForm(SourceForm):
-    kind = Source.Kind.WEBSITE
     config_keys = ("start_url", "max_pages", "include", "exclude")
 
     start_url = forms.URLField(
@@ -125,7 +124,6 @@ class WebsiteSourceForm(SourceForm):
 
 
 class ManualSourceForm(SourceForm):
-    kind = Source.Kind.MANUAL
     config_keys = ("title", "text")
 
     title = forms.CharField(
@@ -147,8 +145,6 @@ class ManualSourceForm(SourceForm):
 
 
 class FilesSourceForm(SourceForm):
-    kind = Source.Kind.FILES
-
     # A declared field, not Form.files: the form metaclass moves it into base_fields.
     files = MultipleFileField(  # type: ignore[assignment]
         required=False,
@@ -188,7 +184,6 @@ class FilesSourceForm(SourceForm):
 
 
 class SupportSourceForm(SourceForm):
-    kind = Source.Kind.SUPPORT
     config_keys = ("provider", "channel_id", "approved_reaction", "tag")
     PROVIDERS: ClassVar[list[tuple[str, str]]] = [
         ("import", "Imported or pushed answers (JSON, CSV, webhook)"),
@@ -267,9 +262,3 @@ class SupportSourceForm(SourceForm):
         if merged.get("provider") == "import":
             merged.pop("token", None)  # a secret no connector uses any more
         return merged
-
-
-FORMS: dict[str, type[SourceForm]] = {
-    form.kind: form
-    for form in (WebsiteSourceForm, FilesSourceForm, SupportSourceForm, ManualSourceForm)
-}

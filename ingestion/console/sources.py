@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from assistant.console_shell.access import console_context, staff_required
-from ingestion.console.forms import FORMS, FilesSourceForm, SourceForm, SupportSourceForm
+from ingestion.connectors.registry import BY_KIND
+from ingestion.console.forms import FilesSourceForm, SourceForm, SupportSourceForm
 from ingestion.console.services import SourceBusy, source_create, source_delete, source_update
 from ingestion.models import Source
 from ingestion.selectors import source_counts
@@ -35,8 +36,9 @@ def _inputs(form: SourceForm) -> dict[str, object]:
 @require_http_methods(["GET", "POST"])
 @staff_required
 def source_new(request: HttpRequest, kind: str) -> HttpResponse:
-    form_class = FORMS.get(kind)
-    if form_class is None:
+    row = BY_KIND.get(kind)
+    form_class = row.form_class() if row is not None else None
+    if row is None or form_class is None:
         raise Http404("No such kind of source.")
     context = console_context(request, "sources")
     project = context["project"]
@@ -57,7 +59,7 @@ def source_new(request: HttpRequest, kind: str) -> HttpResponse:
         )
         messages.success(request, f"Added “{source.name}”. Its first sync is under way.")
         return redirect(f"{reverse('console-source', args=[source.pk])}?after=0")
-    context.update(form=form, kind_label=Source.Kind(kind).label, source=None)
+    context.update(form=form, kind=kind, kind_label=row.label, source=None)
     return TemplateResponse(request, "console/source_form.html", context)
 
 
@@ -68,7 +70,9 @@ def source_edit(request: HttpRequest, pk: int) -> HttpResponse:
     context = console_context(request, "sources")
     if source.kind == Source.Kind.CURATED:  # its documents are written on their own page
         return redirect(f"{reverse('console-curated')}?project={source.project_id}")
-    form_class = FORMS[source.kind]
+    form_class = BY_KIND[source.kind].form_class()
+    if form_class is None:
+        raise Http404("This kind of source is not edited here.")
     extra = {"stored": source_files(source=source)} if form_class is FilesSourceForm else {}
     form = form_class(
         request.POST or None, request.FILES or None, project=source.project, source=source,

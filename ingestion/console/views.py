@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
+from ingestion.connectors.registry import console_cards
 from ingestion.console.webhooks import webhook_context
 from ingestion.dispatch import sync_enqueue
 from ingestion.models import Source, SyncRun
@@ -27,7 +28,7 @@ def source_list(request: HttpRequest) -> HttpResponse:
     context = console_context(request, "sources")
     project = context["project"]
     context["sources"] = sources_overview(project=project) if project else []
-    context["kinds"] = Source.Kind.choices
+    context["kinds"] = console_cards()
     return TemplateResponse(request, "console/sources.html", context)
 
 

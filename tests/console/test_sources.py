@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from assistant.models import Project
+from ingestion.connectors.registry import console_cards
 from ingestion.models import Source, SyncRun
 
 pytestmark = pytest.mark.django_db
@@ -84,6 +85,17 @@ def test_the_list_shows_document_and_chunk_counts_and_links_to_add_each_kind(sta
     for kind in ("website", "files", "support", "manual"):
         assert f"/admin/sources/new/{kind}/?project={docs.project_id}" in html
     assert "<title>Sources · Ask AI</title>" in html
+
+
+def test_the_add_grid_has_one_card_a_kind_in_the_tables_order(staff_client, docs):
+    html = staff_client.get("/admin/sources/", {"project": docs.project_id}).content.decode()
+    cards = re.findall(r'class="kind-card" href="/admin/sources/new/(\w+)/', html)
+    assert cards == [row.kind for row in console_cards()]
+    assert cards[:4] == ["website", "files", "support", "manual"]  # as before the table
+    for row in console_cards():
+        assert f'<strong>{row.label}</strong><span class="small muted">{row.card}</span>' in html
+    new_curated = f"/admin/sources/new/curated/?project={docs.project_id}"
+    assert staff_client.get(new_curated).status_code == 404  # made on the curated pages only
 
 
 def test_each_source_says_when_it_will_be_synced_next(staff_client, docs):
