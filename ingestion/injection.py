@@ -4,6 +4,6 @@ model reads."""
 
 from __future__ import annotations
 
-from assistant.rag.injection import MAX_EXCERPTS, instructions_to_an_assistant
+from assistant.rag.write.injection import MAX_EXCERPTS, instructions_to_an_assistant
 
 __all__ = ["MAX_EXCERPTS", "instructions_to_an_assistant"]

@@ -16,7 +16,7 @@ from assistant.measuring.evaluation.answerability_fit import (
     threshold_for,
 )
 from assistant.measuring.evaluation.answers import cited, oracle, rouge_l, summary, without_markers
-from assistant.rag.answerability import FEATURES
+from assistant.rag.judge.answerability import FEATURES
 from assistant.rag.types import Candidate, Chunk
 
 
@@ -135,7 +135,7 @@ def test_fit_answerability_writes_a_model_the_check_reads(tmp_path) -> None:  # 
 
     from django.core.management import call_command
 
-    from assistant.rag.answerability import Model
+    from assistant.rag.judge.answerability import Model
 
     cache = tmp_path / "features.json"
     cache.write_text(json.dumps([asdict(e) for e in examples(100)]))

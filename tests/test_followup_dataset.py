@@ -16,7 +16,7 @@ from assistant.measuring.evaluation.followups import (
     pronoun_for,
     split_subject,
 )
-from assistant.rag.retrieval import leans_on_history
+from assistant.rag.retrieve.queries import leans_on_history
 
 ROWS = [
     {"id": "q1", "question": "How do I convert a string to a number?", "answerable": True,

@@ -7,7 +7,7 @@ import pytest
 
 from assistant.ask import services
 from assistant.models import Interaction
-from assistant.rag.prompting import REMINDER
+from assistant.rag.write.prompting import REMINDER
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
 

@@ -15,9 +15,9 @@ import pytest
 from assistant.ask import services
 from assistant.models import Interaction
 from assistant.rag.answering import Fallback, Pipeline
-from assistant.rag.grounding import source_text, why_withheld
-from assistant.rag.prompting import build_prompt
 from assistant.rag.types import Question, Retrieval, Waiting, Written
+from assistant.rag.write.grounding import source_text, why_withheld
+from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 from assistant.wiring.adapters.local_llm import LocalGenerator
 from tests.test_local_model import EXPORT, REFUNDS, model, passages  # noqa: F401 - fixture

@@ -14,11 +14,11 @@ from django.utils.crypto import salted_hmac
 from assistant.ask.intake import settings_for
 from assistant.memory.services import memory_command, memory_learn, memory_recall
 from assistant.models import Interaction, Project
-from assistant.rag.answerability import Verdict
 from assistant.rag.answering import Answer, is_refusal
+from assistant.rag.judge.answerability import Verdict
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.related import related_pages
+from assistant.rag.retrieve.related import related_pages
 from assistant.rag.types import SORRY, Question, Retrieval, Turn, Unwritten, Waiting, Written
 from assistant.wiring import runtime
 from ingestion.curated import curated_answers_used

@@ -18,9 +18,9 @@ from assistant.ask.intake import settings_for
 from assistant.ask.services import UNAVAILABLE, verdict_log
 from assistant.markdown import render
 from assistant.models import Project
-from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.related import RelatedPage, related_pages
+from assistant.rag.quote.generator import ExtractiveGenerator
+from assistant.rag.retrieve.related import RelatedPage, related_pages
 from assistant.rag.types import Part, Prompt, Question, Turn
 from assistant.wiring import runtime
 from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope, section_chunks

@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from assistant.rag.answering import Fallback, Pipeline
-from assistant.rag.grounding import Sentences, claims, source_text, why_withheld
 from assistant.rag.ports import GeneratorBusy
-from assistant.rag.prompting import build_prompt
 from assistant.rag.types import (
     Candidate,
     Chunk,
@@ -22,6 +20,8 @@ from assistant.rag.types import (
     Waiting,
     Written,
 )
+from assistant.rag.write.grounding import Sentences, claims, source_text, why_withheld
+from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 
 PASSAGE = (

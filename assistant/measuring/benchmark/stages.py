@@ -17,7 +17,8 @@ from typing import Any, cast
 from assistant.measuring.benchmark.floor import RawFloor
 from assistant.measuring.benchmark.stats import over_runs, ratio
 from assistant.rag.answering import Pipeline
-from assistant.rag.retrieval import Retriever, passage_text
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Retrieval, Settings
 
 #: Stages with a floor, and the retriever timing each one is compared with.

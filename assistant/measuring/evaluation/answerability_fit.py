@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.rag.answerability import FEATURES
+from assistant.rag.judge.answerability import FEATURES
 
 L2 = 0.1
 #: A dataset takes part in the coefficients only with this many unanswerable examples: one with

@@ -23,8 +23,8 @@ from assistant.measuring.evaluation.metrics import median_p95
 from assistant.measuring.evaluation.runner import AnswerStep
 from assistant.rag.answering import Pipeline, is_refusal
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
+from assistant.rag.reading.units import split_units
 from assistant.rag.types import SORRY, Candidate, Question, Retrieval
-from assistant.rag.units import split_units
 
 ORACLE_SENTENCES = 3
 _MARKER = re.compile(r"\s*\[(\d+)\]")

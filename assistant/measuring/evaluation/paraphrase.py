@@ -24,9 +24,10 @@ from assistant.measuring.evaluation.dataset import Query, known_areas, topic_for
 from assistant.measuring.evaluation.index import EvalIndex
 from assistant.measuring.evaluation.runner import history_of
 from assistant.rag.ports import Reranker
-from assistant.rag.retrieval import Retriever, passage_text
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.reading.words import content_words
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
-from assistant.rag.words import content_words
 
 Rule = Callable[[dict[str, Any], float], bool]
 THRESHOLDS = (0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)

@@ -25,7 +25,7 @@ from typing import Any
 from django.conf import settings
 
 from assistant.measuring.benchmark.workdir import run_child
-from assistant.rag.chunking import CHUNKING_VERSION
+from assistant.rag.chunking.pieces import CHUNKING_VERSION
 from ingestion.extraction import EXTRACTION_VERSION
 
 #: A generous bound for a whole-site crawl and 200 questions on two cores.

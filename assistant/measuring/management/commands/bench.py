@@ -52,7 +52,8 @@ from assistant.measuring.evaluation.dataset import (
     write_corpus,
 )
 from assistant.models import Project
-from assistant.rag.retrieval import Retriever, retrieval_query
+from assistant.rag.retrieve.queries import retrieval_query
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams

@@ -19,7 +19,7 @@ from assistant.measuring.evaluation.misses import misses_markdown
 from assistant.measuring.evaluation.runner import RunConfig, evaluate
 from assistant.measuring.evaluation.site_report import format_site
 from assistant.models import PIPELINE_DEFAULTS, Project
-from assistant.rag.retrieval import Retriever
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
 
 

@@ -20,9 +20,9 @@ from assistant.measuring.evaluation.dataset import (
     load_queries,
     topic_for,
 )
-from assistant.rag.answerability import FEATURES, MODEL_FILE, Answerability, Model
-from assistant.rag.extractive import CrossEncoderScorer
-from assistant.rag.retrieval import Retriever
+from assistant.rag.judge.answerability import FEATURES, MODEL_FILE, Answerability, Model
+from assistant.rag.reading.scoring import CrossEncoderScorer
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 

@@ -12,7 +12,7 @@ from tqdm import tqdm
 from assistant.measuring.eval_index import open_eval_index
 from assistant.measuring.evaluation.dataset import DatasetError, load_queries
 from assistant.measuring.evaluation.paraphrase import curve, probe
-from assistant.rag.retrieval import Retriever
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Settings
 from assistant.wiring import runtime
 

@@ -23,8 +23,8 @@ from assistant.measuring.evaluation.dataset import (
 )
 from assistant.measuring.evaluation.runner import history_of
 from assistant.rag.answering import is_refusal
-from assistant.rag.related import MAX_RELATED, RELATED_FLOOR, related_pages
-from assistant.rag.retrieval import Retriever
+from assistant.rag.retrieve.related import MAX_RELATED, RELATED_FLOOR, related_pages
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 
