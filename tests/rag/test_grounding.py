@@ -1,4 +1,4 @@
-"""The written answer's check before it streams (assistant/rag/grounding.py), and what the
+"""The written answer's check before it streams (assistant/rag/write/grounding.py), and what the
 pipeline does with a written answer around the quote (assistant/rag/written.py), with plain
 generators standing in for a model."""
 

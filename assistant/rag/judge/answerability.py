@@ -72,7 +72,7 @@ class Verdict:
     features: dict[str, float] = field(default_factory=dict)
     best_sentence: str = ""
     ms: float = 0.0
-    #: What the question names that the documents do not (assistant/rag/unsaid.py).
+    #: What the question names that the documents do not (assistant/rag/judge/unsaid.py).
     missing: tuple[str, ...] = ()
 
 
@@ -146,7 +146,7 @@ class Answerability:
         self, question: Question, kept: Sequence[Candidate], found: Sequence[Candidate] = ()
     ) -> Verdict:
         """`found`: every candidate the search found, where a name the question gives is looked
-        for (assistant/rag/unsaid.py); without it only versions, money and accounts are."""
+        for (assistant/rag/judge/unsaid.py); without it only versions, money and accounts are."""
         started = self.clock()
         features, sentence = self.features(question, kept)
         score = self.model.probability(features)

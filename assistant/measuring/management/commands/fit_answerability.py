@@ -1,4 +1,4 @@
-"""Fit the answerability model on dev questions and write assistant/rag/answerability.json."""
+"""Fit the answerability model on dev questions and write assistant/rag/judge/answerability.json."""
 
 from __future__ import annotations
 
