@@ -137,7 +137,7 @@ class ExtractiveGenerator:
             return True
         whole = [passage_text(c.chunk) for c in prompt.passages[: len(items)]]
         read = [logit(p) for p in self.scorer(query, whole)]
-        holding = [i for i, logit in enumerate(read) if logit >= 0.0]
+        holding = [i for i, value in enumerate(read) if value >= 0.0]
         if not holding:
             return False
         passage = max(holding, key=lambda i: read[i])
