@@ -17,8 +17,8 @@ from django.core.validators import (
 )
 from django.db import models
 
-from assistant.rag.prompting import MAX_INSTRUCTIONS_CHARS
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
+from assistant.rag.write.prompting import MAX_INSTRUCTIONS_CHARS
 from assistant.sealing import seal, unseal
 from assistant.wiring import outbound
 

@@ -2,7 +2,7 @@
 answer well. Each active one is a document of its project's "Curated answers" source, indexed by
 the same path as any document (ingestion/services.py), so retrieval, the gate, the answerability
 check, citations and the generators treat it as a passage. Its phrasings are the document's
-title, which the embedder and the cross-encoder read with the text (retrieval.passage_text):
+title, which the embedder and the cross-encoder read with the text (reading.scoring.passage_text):
 a visitor's paraphrase finds it, and the answer, not the question, is what gets quoted.
 
 Writes are synchronous (one small document to embed): an answer saved in the console is served

@@ -1,9 +1,9 @@
 """Documents flagged as suspected prompt injection when they are indexed: the patterns live in
-the pipeline core (assistant/rag/injection.py), which also keeps such text out of what a local
+the pipeline core (assistant/rag/write/injection.py), which also keeps such text out of what a local
 model reads."""
 
 from __future__ import annotations
 
-from assistant.rag.injection import MAX_EXCERPTS, instructions_to_an_assistant
+from assistant.rag.write.injection import MAX_EXCERPTS, instructions_to_an_assistant
 
 __all__ = ["MAX_EXCERPTS", "instructions_to_an_assistant"]

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from assistant.models import Project
-from assistant.rag.chunking import title_path
+from assistant.rag.chunking.sections import title_path
 from ingestion.connectors.registry import kind_choices
 
 

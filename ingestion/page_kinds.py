@@ -5,8 +5,8 @@ documented objects), a changelog (sections named by versions or dates), or a sou
 
 Source listings are not read by default: they repeat the reference in code and answer no
 question in words. Reference and changelog pages are read, but a guide that answers as well
-comes first (assistant/rag/retrieval.py), and a changelog never answers a question about a
-version it does not name (assistant/rag/answerability.py)."""
+comes first (assistant/rag/retrieve/gate.py), and a changelog never answers a question about a
+version it does not name (assistant/rag/judge/answerability.py)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from django.utils import timezone
 from django.utils.timesince import timeuntil
 
 from assistant.models import Project
-from assistant.rag.chunking import title_path
-from assistant.rag.retrieval import passage_text
+from assistant.rag.chunking.sections import title_path
+from assistant.rag.reading.scoring import passage_text
 from assistant.rag.types import Chunk as PassageChunk
 from ingestion.models import Chunk, Document, Source, SyncRun
 

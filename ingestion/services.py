@@ -21,8 +21,9 @@ from django.conf import settings
 from django.db import transaction
 
 from assistant.links import http_url
-from assistant.rag.chunking import Piece, chunk_markdown, title_path
-from assistant.rag.retrieval import passage_text
+from assistant.rag.chunking.pieces import Piece, chunk_markdown
+from assistant.rag.chunking.sections import title_path
+from assistant.rag.reading.scoring import passage_text
 from assistant.rag.types import Chunk as PassageChunk
 from assistant.wiring import runtime
 from ingestion.index import index_written

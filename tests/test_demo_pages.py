@@ -102,7 +102,7 @@ def test_the_demo_help_centre_is_served_with_the_anchors_its_citations_link_to(c
     import json
 
     from assistant.demo import DOCS_DIR, demo_export
-    from assistant.rag.chunking import chunk_markdown
+    from assistant.rag.chunking.pieces import chunk_markdown
 
     rows = [json.loads(line) for line in demo_export("http://127.0.0.1:8000/demo/help/").open()]
     assert {row["url"] for row in rows} == {

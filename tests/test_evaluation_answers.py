@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from assistant.rag.answerability import FEATURES
+from assistant.rag.judge.answerability import FEATURES
 from assistant.rag.types import Candidate, Chunk
 from measuring.evaluation.answerability_fit import (
     Example,
@@ -135,7 +135,7 @@ def test_fit_answerability_writes_a_model_the_check_reads(tmp_path) -> None:  # 
 
     from django.core.management import call_command
 
-    from assistant.rag.answerability import Model
+    from assistant.rag.judge.answerability import Model
 
     cache = tmp_path / "features.json"
     cache.write_text(json.dumps([asdict(e) for e in examples(100)]))

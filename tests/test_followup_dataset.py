@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management import call_command
 
-from assistant.rag.retrieval import leans_on_history
+from assistant.rag.retrieve.queries import leans_on_history
 from measuring.evaluation.dataset import load_queries
 from measuring.evaluation.followups import (
     ALONE,

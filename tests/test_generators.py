@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.models import Interaction
-from assistant.rag.prompting import REMINDER
+from assistant.rag.write.prompting import REMINDER
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
 from tests import asking

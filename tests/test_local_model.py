@@ -19,8 +19,8 @@ from django.conf import settings as django_settings
 from assistant.models import Interaction
 from assistant.rag.answer import Fallback, is_refusal
 from assistant.rag.answering import Pipeline
-from assistant.rag.prompting import build_prompt
 from assistant.rag.types import SORRY, Candidate, Chunk, Question, Retrieval, Turn, Waiting
+from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 from assistant.wiring.adapters.local_llm import LocalGenerator
 from tests import asking

@@ -15,9 +15,9 @@ import pytest
 from assistant.models import Interaction
 from assistant.rag.answer import Fallback
 from assistant.rag.answering import Pipeline
-from assistant.rag.grounding import source_text, why_withheld
-from assistant.rag.prompting import build_prompt
 from assistant.rag.types import Outcome, Question, Retrieval, Waiting, Written
+from assistant.rag.write.grounding import source_text, why_withheld
+from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 from assistant.wiring.adapters.local_llm import LocalGenerator
 from tests import asking

@@ -17,7 +17,7 @@ from assistant.memory.services import (
 )
 from assistant.models import Interaction, Project
 from assistant.rag.memory import ACK, FactRefused
-from assistant.rag.prompting import REMINDER
+from assistant.rag.write.prompting import REMINDER
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
 from tests import asking

@@ -18,8 +18,8 @@ import pytest
 from django.conf import settings as django_settings
 
 from assistant.models import Interaction
-from assistant.rag.prompting import build_prompt
 from assistant.rag.types import SORRY, Prompt, Question, Turn
+from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 from assistant.wiring.adapters.openai_chat import OpenAIEndpoint, OpenAIGenerator
 from assistant.wiring.resilience import reset_circuits

@@ -10,8 +10,8 @@ from django.utils.crypto import salted_hmac
 
 from assistant.models import Interaction, Project
 from assistant.rag.answer import Answer, is_refusal
-from assistant.rag.answerability import Verdict
-from assistant.rag.related import related_pages
+from assistant.rag.judge.answerability import Verdict
+from assistant.rag.retrieve.related import related_pages
 from assistant.rag.types import SORRY, Outcome, Question, Retrieval
 from ingestion.curated import curated_answers_used
 

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET
 from assistant.demo import DOCS_DIR, PROJECT_NAME
 from assistant.markdown import render
 from assistant.models import Project
-from assistant.rag.chunking import slugify
+from assistant.rag.chunking.sections import slugify
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,9 +24,9 @@ from assistant.errors import UNAVAILABLE
 from assistant.markdown import render
 from assistant.models import Project
 from assistant.rag.answer import Answer
-from assistant.rag.extractive import ExtractiveGenerator
 from assistant.rag.ports import GeneratorUnavailable
-from assistant.rag.related import RelatedPage, related_pages
+from assistant.rag.quote.generator import ExtractiveGenerator
+from assistant.rag.retrieve.related import RelatedPage, related_pages
 from assistant.rag.types import Question, Settings, Turn
 
 logger = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from assistant.rag.answerability import Answerability, Verdict
+from assistant.rag.judge.answerability import Answerability, Verdict
 from assistant.rag.ports import Generator
 from assistant.rag.types import SORRY, Outcome, Part, Prompt, Retrieval, Written
 

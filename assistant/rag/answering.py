@@ -10,13 +10,13 @@ from dataclasses import replace
 from typing import Any
 
 from assistant.rag.answer import Answer, Fallback
-from assistant.rag.answerability import Answerability, Verdict
-from assistant.rag.injection import gives_instructions
+from assistant.rag.judge.answerability import Answerability, Verdict
 from assistant.rag.ports import Generator, Retrieves, SectionLookup
-from assistant.rag.prompting import build_prompt
-from assistant.rag.question_parts import question_parts
-from assistant.rag.retrieval import previous_question
+from assistant.rag.reading.question_parts import question_parts
+from assistant.rag.retrieve.queries import previous_question
 from assistant.rag.types import SORRY, Candidate, Outcome, Part, Question, Retrieval, Settings
+from assistant.rag.write.injection import gives_instructions
+from assistant.rag.write.prompting import build_prompt
 from assistant.rag.written import quote_then_write, write_alone
 
 

@@ -22,7 +22,9 @@ import time
 from collections.abc import Iterator
 
 from assistant.rag.answer import Fallback, is_refusal
-from assistant.rag.grounding import (
+from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
+from assistant.rag.types import SORRY, Cut, Outcome, Part, Prompt, Unwritten, Waiting, Written
+from assistant.rag.write.grounding import (
     Sentences,
     leads_in,
     left_out,
@@ -31,8 +33,6 @@ from assistant.rag.grounding import (
     source_text,
     why_withheld,
 )
-from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
-from assistant.rag.types import SORRY, Cut, Outcome, Part, Prompt, Unwritten, Waiting, Written
 
 #: How often a sentence being written is reported (`Waiting`) while its words are held.
 HEARTBEAT_SECONDS = 1.0

@@ -12,10 +12,8 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from assistant.rag.answer import Fallback
-from assistant.rag.answerability import Answerability
 from assistant.rag.answering import Pipeline
-from assistant.rag.caching import CachingRetriever
-from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
+from assistant.rag.judge.answerability import Answerability
 from assistant.rag.ports import (
     ChunkLookup,
     Embedder,
@@ -27,7 +25,10 @@ from assistant.rag.ports import (
     SectionLookup,
     VectorStore,
 )
-from assistant.rag.retrieval import Retriever
+from assistant.rag.quote.generator import ExtractiveGenerator
+from assistant.rag.reading.scoring import CrossEncoderScorer
+from assistant.rag.retrieve.caching import CachingRetriever
+from assistant.rag.retrieve.retriever import Retriever
 
 if TYPE_CHECKING:
     from assistant.wiring.adapters.bm25_index import ScopedBm25

@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandError, OutputWrapper
 
-from assistant.rag.retrieval import Retriever
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.wiring import runtime
 from measuring.benchmark import local
 from measuring.benchmark.options import answer_settings

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from assistant.rag.answering import Pipeline
-from assistant.rag.retrieval import Retriever, passage_text
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Retrieval, Settings
 from measuring.benchmark.floor import RawFloor
 from measuring.benchmark.stats import over_runs, ratio

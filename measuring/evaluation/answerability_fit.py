@@ -1,4 +1,4 @@
-"""Fitting the answerability model (assistant/rag/answerability.py) on dev questions.
+"""Fitting the answerability model (assistant/rag/judge/answerability.py) on dev questions.
 
 Every dev question whose passages pass the relevance gate is one example: its features as the
 check computes them, labelled by whether the question is answerable. A logistic regression
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.rag.answerability import FEATURES
+from assistant.rag.judge.answerability import FEATURES
 
 L2 = 0.1
 #: A dataset takes part in the coefficients only with this many unanswerable examples: one with

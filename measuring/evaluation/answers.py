@@ -20,8 +20,8 @@ from rouge_score import rouge_scorer
 from assistant.rag.answer import is_refusal
 from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
+from assistant.rag.reading.units import split_units
 from assistant.rag.types import SORRY, Candidate, Outcome, Question, Retrieval
-from assistant.rag.units import split_units
 from measuring.evaluation.dataset import Query
 from measuring.evaluation.index import EvalIndex
 from measuring.evaluation.metrics import median_p95

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant.rag.chunking import CHUNKING_VERSION, chunk_markdown
+from assistant.rag.chunking.pieces import CHUNKING_VERSION, chunk_markdown
 from assistant.rag.ports import Embedder, VectorStore
-from assistant.rag.retrieval import passage_text
+from assistant.rag.reading.scoring import passage_text
 from assistant.rag.types import Chunk
 from assistant.wiring.adapters.bm25_index import Bm25Index
 from assistant.wiring.adapters.chroma_store import ChromaStore

@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from assistant.rag.ports import Reranker
-from assistant.rag.retrieval import Retriever, passage_text
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.reading.words import content_words
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
-from assistant.rag.words import content_words
 from measuring.evaluation.dataset import Query, known_areas, topic_for
 from measuring.evaluation.index import EvalIndex
 from measuring.evaluation.runner import history_of

@@ -24,7 +24,7 @@ from typing import Any
 
 from django.conf import settings
 
-from assistant.rag.chunking import CHUNKING_VERSION
+from assistant.rag.chunking.pieces import CHUNKING_VERSION
 from ingestion.extraction import EXTRACTION_VERSION
 from measuring.benchmark.workdir import run_child
 

@@ -128,8 +128,8 @@ def test_the_memory_settings_are_saved_and_an_empty_threshold_means_the_calibrat
 def test_custom_instructions_are_saved_within_their_bound_and_reach_the_prompt_after_the_rules(
     staff_client, shop
 ):
-    from assistant.rag.prompting import MAX_INSTRUCTIONS_CHARS, build_prompt
     from assistant.rag.types import Question
+    from assistant.rag.write.prompting import MAX_INSTRUCTIONS_CHARS, build_prompt
 
     url = f"/admin/projects/{shop.pk}/"
     too_long = "x" * (MAX_INSTRUCTIONS_CHARS + 1)

@@ -10,7 +10,7 @@ from asgiref.sync import async_to_sync
 
 from assistant.console.sandbox import SandboxRun
 from assistant.models import Interaction
-from assistant.rag.retrieval import LEXICAL_EXTRA
+from assistant.rag.retrieve.retriever import LEXICAL_EXTRA
 
 pytestmark = pytest.mark.django_db
 

@@ -48,7 +48,7 @@ def docs_source(project: Project, site: Site) -> Source:
 
 def retrieved(project: Project, question: str, k: int = 20) -> list[str]:
     """Chunk texts the retriever finds for a question in this project, nearest first."""
-    from assistant.rag.retrieval import Retriever
+    from assistant.rag.retrieve.retriever import Retriever
     from ingestion.selectors import chunks_by_vector_id
 
     retriever = Retriever(

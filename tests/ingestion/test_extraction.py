@@ -3,7 +3,8 @@ own ids, whole fenced code blocks, tables, definition lists; never hidden or nav
 
 from __future__ import annotations
 
-from assistant.rag.chunking import chunk_markdown, split_sections
+from assistant.rag.chunking.pieces import chunk_markdown
+from assistant.rag.chunking.sections import split_sections
 from ingestion.extraction import extract_page
 
 

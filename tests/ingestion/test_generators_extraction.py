@@ -3,7 +3,8 @@ browser shows of them is read, with its headings and anchors."""
 
 from __future__ import annotations
 
-from assistant.rag.chunking import chunk_markdown, split_sections
+from assistant.rag.chunking.pieces import chunk_markdown
+from assistant.rag.chunking.sections import split_sections
 from ingestion.extraction import anchor_aliases, extract_page, html_tree
 
 #: Javadoc 11: every section sits in a one-item layout list, its heading inside the item.

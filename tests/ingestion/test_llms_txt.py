@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.demo import DOCS_DIR
-from assistant.rag.chunking import chunk_markdown
+from assistant.rag.chunking.pieces import chunk_markdown
 from ingestion.llms_txt import document_markdown
 from ingestion.models import Document
 

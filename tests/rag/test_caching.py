@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.caching import CachingRetriever, cache_key, normalise
-from assistant.rag.retrieval import Retriever, follow_up_query, passage_text, search_queries
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.retrieve.caching import CachingRetriever, cache_key, normalise
+from assistant.rag.retrieve.queries import follow_up_query, search_queries
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Chunk, Question, Settings, Turn
 from assistant.wiring.adapters.chroma_store import ChromaStore
 

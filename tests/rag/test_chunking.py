@@ -1,9 +1,5 @@
-from assistant.rag.chunking import (
-    MAX_CHARS_PER_TOKEN,
-    chunk_markdown,
-    slugify,
-    split_sections,
-)
+from assistant.rag.chunking.pieces import MAX_CHARS_PER_TOKEN, chunk_markdown
+from assistant.rag.chunking.sections import slugify, split_sections
 
 
 def words(text: str) -> int:

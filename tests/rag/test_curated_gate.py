@@ -3,7 +3,7 @@ nothing when none is found."""
 
 from __future__ import annotations
 
-from assistant.rag.retrieval import gate
+from assistant.rag.retrieve.gate import gate
 from assistant.rag.types import Candidate, Chunk, Settings
 
 

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.retrieval import FOLLOW_UP_FLOOR, Retriever, earlier_query, passage_text
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.retrieve.follow_ups import FOLLOW_UP_FLOOR
+from assistant.rag.retrieve.queries import earlier_query
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Chunk, Question, Retrieval, Settings, Turn
 from assistant.wiring.adapters.chroma_store import ChromaStore
 

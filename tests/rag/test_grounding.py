@@ -1,4 +1,4 @@
-"""The written answer's check before it streams (assistant/rag/grounding.py), and what the
+"""The written answer's check before it streams (assistant/rag/write/grounding.py), and what the
 pipeline does with a written answer around the quote (assistant/rag/written.py), with plain
 generators standing in for a model."""
 
@@ -8,9 +8,7 @@ from collections.abc import Iterator
 
 from assistant.rag.answer import Fallback
 from assistant.rag.answering import Pipeline
-from assistant.rag.grounding import Sentences, claims, source_text, why_withheld
 from assistant.rag.ports import GeneratorBusy
-from assistant.rag.prompting import build_prompt
 from assistant.rag.types import (
     Candidate,
     Chunk,
@@ -24,6 +22,8 @@ from assistant.rag.types import (
     Waiting,
     Written,
 )
+from assistant.rag.write.grounding import Sentences, claims, source_text, why_withheld
+from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 
 PASSAGE = (

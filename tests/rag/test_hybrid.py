@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from assistant.rag.retrieval import Retriever, fuse, passage_text
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.retrieve.retriever import Retriever, fuse
 from assistant.rag.types import Chunk, Question, Settings
 from assistant.wiring.adapters.bm25_index import Bm25Index, ScopedBm25
 from assistant.wiring.adapters.chroma_store import ChromaStore

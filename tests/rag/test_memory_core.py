@@ -18,8 +18,8 @@ from assistant.rag.memory import (
     relevant,
     stated_facts,
 )
-from assistant.rag.prompting import REMINDER, build_prompt
 from assistant.rag.types import Question, Turn
+from assistant.rag.write.prompting import REMINDER, build_prompt
 
 
 @pytest.mark.parametrize(

@@ -9,17 +9,17 @@ import pytest
 
 from assistant.rag.answer import is_refusal
 from assistant.rag.answering import Pipeline
-from assistant.rag.extractive import ExtractiveGenerator
-from assistant.rag.prompting import REMINDER, build_prompt
-from assistant.rag.retrieval import (
-    Retriever,
+from assistant.rag.quote.generator import ExtractiveGenerator
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.retrieve.queries import (
     follow_up_query,
     leans_on_history,
-    passage_text,
     retrieval_query,
     search_queries,
 )
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import SORRY, Chunk, Prompt, Question, Settings, Turn
+from assistant.rag.write.prompting import REMINDER, build_prompt
 from assistant.wiring.adapters.chroma_store import ChromaStore
 
 DOCS = [

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.rag.extractive import CrossEncoderScorer, ExtractiveGenerator
-from assistant.rag.question_parts import question_parts
-from assistant.rag.quote_text import term_text
-from assistant.rag.retrieval import request_query
+from assistant.rag.quote.generator import ExtractiveGenerator
+from assistant.rag.quote.text import term_text
+from assistant.rag.reading.question_parts import question_parts
+from assistant.rag.reading.scoring import CrossEncoderScorer
+from assistant.rag.reading.units import sentences_of, split_units
+from assistant.rag.retrieve.queries import request_query
 from assistant.rag.types import Candidate, Chunk, Prompt, Question, Turn
-from assistant.rag.units import sentences_of, split_units
 
 INSTALL = """The tool runs on Linux, macOS and Windows. Install the Acme CLI with pip:
 
@@ -494,8 +495,8 @@ def test_a_paragraph_that_points_back_at_the_quote_goes_on_with_it(quoting):
 
 
 def test_an_it_that_points_ahead_starts_no_reach_back():
-    from assistant.rag.section_quotes import quote_from
-    from assistant.rag.units import passage_items
+    from assistant.rag.quote.sections import quote_from
+    from assistant.rag.reading.units import passage_items
 
     items = passage_items(0, "Version 2 dropped Python 2.\n\nIt is *highly* recommended to move "
                              "to Python 3 now.\n\nIt still reads old config files.")  # fmt: skip

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.rag.related import RELATED_FLOOR, related_pages
+from assistant.rag.retrieve.related import RELATED_FLOOR, related_pages
 from assistant.rag.types import Candidate, Chunk, Retrieval
 
 

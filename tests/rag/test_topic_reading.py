@@ -4,7 +4,8 @@ cross-encoder, real Chroma store on disk."""
 
 from __future__ import annotations
 
-from assistant.rag.retrieval import Retriever, passage_text
+from assistant.rag.reading.scoring import passage_text
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Chunk, Question, Settings
 from assistant.wiring.adapters.chroma_store import ChromaStore
 

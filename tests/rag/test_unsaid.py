@@ -4,8 +4,8 @@ changelog. Pure: no database, no model."""
 
 from __future__ import annotations
 
+from assistant.rag.judge.unsaid import names, unsaid, versions
 from assistant.rag.types import Candidate, Chunk
-from assistant.rag.unsaid import names, unsaid, versions
 
 
 def kept(*texts: str, kind: str = "") -> list[Candidate]:

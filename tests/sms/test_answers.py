@@ -11,8 +11,8 @@ import pytest
 from django.utils import timezone
 
 from assistant.models import Interaction, SmsConversation, SmsMessage
-from assistant.rag.prompting import REMINDER
 from assistant.rag.types import SORRY
+from assistant.rag.write.prompting import REMINDER
 from assistant.sms.text import CLEARED
 from tests.fake_ollama import unused_url
 from tests.sms.conftest import (
@@ -175,8 +175,8 @@ def test_an_open_circuit_gets_the_passages_quoted_without_calling_the_model(
     webhook, field_project, ollama_llm
 ):
     from assistant.rag.ports import GeneratorUnavailable
-    from assistant.rag.prompting import build_prompt
     from assistant.rag.types import Question
+    from assistant.rag.write.prompting import build_prompt
     from assistant.wiring import runtime
 
     field_project.generator = "ollama"

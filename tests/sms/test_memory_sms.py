@@ -9,7 +9,7 @@ import pytest
 from assistant.memory.services import memory_facts
 from assistant.models import Interaction
 from assistant.rag.memory import ACK
-from assistant.rag.prompting import REMINDER
+from assistant.rag.write.prompting import REMINDER
 from tests.sms.conftest import OFFICE_NUMBER, twiml_messages
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("restore_demo")]

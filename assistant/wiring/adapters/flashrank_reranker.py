@@ -10,7 +10,7 @@ from pathlib import Path
 import onnxruntime as ort
 from flashrank import Ranker, RerankRequest
 
-from assistant.rag.chunking import MAX_CHARS_PER_TOKEN
+from assistant.rag.chunking.pieces import MAX_CHARS_PER_TOKEN
 from assistant.wiring.adapters.model_files import (
     FLASHRANK_MODEL_FILE,
     FLASHRANK_MODEL_NAME,

@@ -31,7 +31,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from assistant.rag.retrieval import Retriever, retrieval_query
+from assistant.rag.retrieve.queries import retrieval_query
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question
 from assistant.wiring import runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from assistant.models import PIPELINE_DEFAULTS, Project
-from assistant.rag.retrieval import Retriever
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
 from measuring.eval_index import open_eval_index
 from measuring.evaluation import answers

@@ -1,4 +1,4 @@
-"""Fit the answerability model on dev questions and write assistant/rag/answerability.json."""
+"""Fit the answerability model on dev questions and write assistant/rag/judge/answerability.json."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from assistant.rag.answerability import FEATURES, MODEL_FILE, Answerability, Model
-from assistant.rag.extractive import CrossEncoderScorer
-from assistant.rag.retrieval import Retriever
+from assistant.rag.judge.answerability import FEATURES, MODEL_FILE, Answerability, Model
+from assistant.rag.reading.scoring import CrossEncoderScorer
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from measuring.eval_index import open_eval_index

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from assistant.rag.retrieval import Retriever
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Settings
 from assistant.wiring import runtime
 from measuring.eval_index import open_eval_index

@@ -1,9 +1,9 @@
-"""Where to set the floor of "These pages may help" (assistant/rag/related.py): each question
-of a set goes through the real answer path (retrieval, gate, answerability check, extractive
-answerer) and, for the refused ones, the best candidate's relevance is kept. At each floor it
-reports the share of refused out-of-scope questions that would still be offered pages (should
-be near 0), the share of refused answerable ones that would be (should be high), and how often
-the gold page is among the offered ones (are they really the nearest pages?)."""
+"""Where to set the floor of "These pages may help" (assistant/rag/retrieve/related.py): each
+question of a set goes through the real answer path (retrieval, gate, answerability check,
+extractive answerer) and, for the refused ones, the best candidate's relevance is kept. At each
+floor it reports the share of refused out-of-scope questions that would still be offered pages
+(should be near 0), the share of refused answerable ones that would be (should be high), and how
+often the gold page is among the offered ones (are they really the nearest pages?)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from assistant.rag.answer import is_refusal
-from assistant.rag.related import MAX_RELATED, RELATED_FLOOR, related_pages
-from assistant.rag.retrieval import Retriever
+from assistant.rag.retrieve.related import MAX_RELATED, RELATED_FLOOR, related_pages
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
 from assistant.wiring import runtime
 from measuring.eval_index import open_eval_index

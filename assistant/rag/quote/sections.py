@@ -7,9 +7,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from assistant.rag.quote_text import names_code
+from assistant.rag.quote.text import names_code
+from assistant.rag.reading.units import Unit, passage_items
 from assistant.rag.types import Candidate, Chunk
-from assistant.rag.units import Unit, passage_items
 
 #: A quote goes on past its first paragraph (into the next one, or the code block or list
 #: after it) while it has fewer words than this: a short lead ("Example: Run the tasks.add

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from assistant.rag.injection import gives_instructions
+from assistant.rag.write.injection import gives_instructions
 
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
 #: A sentence ends at . ! ? and its citation markers, once the next sentence has begun (so a

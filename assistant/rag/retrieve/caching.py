@@ -18,7 +18,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assistant.rag.ports import RetrievalCache
-from assistant.rag.retrieval import Retriever, gate, joined_query, retrieval_query
+from assistant.rag.retrieve.gate import gate
+from assistant.rag.retrieve.queries import joined_query, retrieval_query
+from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.

@@ -11,7 +11,8 @@ sees in a small logistic model:
   cover: a question whose key terms appear nowhere is asking about something that is absent.
 
 Each holds for any corpus. The coefficients live in `answerability.json`, fitted on dev data
-by `manage.py fit_answerability` (assistant/evaluation/answerability_fit.py); pure Python here.
+by `manage.py fit_answerability` (assistant/measuring/evaluation/answerability_fit.py); pure
+Python here.
 """
 
 from __future__ import annotations
@@ -23,12 +24,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from assistant.rag.extractive import SentenceScorer, asked, in_context, sentence_query
-from assistant.rag.retrieval import passage_text
+from assistant.rag.judge.unsaid import unsaid
+from assistant.rag.reading.scoring import (
+    SentenceScorer,
+    asked,
+    in_context,
+    logit,
+    passage_text,
+    sentence_query,
+)
+from assistant.rag.reading.units import MAX_PASSAGES, units_of
+from assistant.rag.reading.words import content_words
 from assistant.rag.types import Candidate, Question
-from assistant.rag.units import MAX_PASSAGES, units_of
-from assistant.rag.unsaid import unsaid
-from assistant.rag.words import content_words
 
 MODEL_FILE = Path(__file__).with_name("answerability.json")
 FEATURES = ("sentence_logit", "passage_logit", "sentence_coverage", "kept_coverage")
@@ -65,7 +72,7 @@ class Verdict:
     features: dict[str, float] = field(default_factory=dict)
     best_sentence: str = ""
     ms: float = 0.0
-    #: What the question names that the documents do not (assistant/rag/unsaid.py).
+    #: What the question names that the documents do not (assistant/rag/judge/unsaid.py).
     missing: tuple[str, ...] = ()
 
 
@@ -84,11 +91,6 @@ def coverage(question_words: set[str], text: str) -> float:
     return min(1.0, covered / min(len(question_words), COVERAGE_WORDS))
 
 
-def logit(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
 class Answerability:
     def __init__(
         self,
@@ -104,7 +106,7 @@ class Answerability:
     def features(
         self, question: Question, kept: Sequence[Candidate]
     ) -> tuple[dict[str, float], str]:
-        # The same sentences the extractive answerer reads: their scores are computed once.
+        # The same sentences the quoting answerer reads: their scores are computed once.
         units = units_of(kept)
         scores = self.scorer(sentence_query(question), in_context(units, kept))
         best = max(range(len(units)), key=lambda i: scores[i])
@@ -144,7 +146,7 @@ class Answerability:
         self, question: Question, kept: Sequence[Candidate], found: Sequence[Candidate] = ()
     ) -> Verdict:
         """`found`: every candidate the search found, where a name the question gives is looked
-        for (assistant/rag/unsaid.py); without it only versions, money and accounts are."""
+        for (assistant/rag/judge/unsaid.py); without it only versions, money and accounts are."""
         started = self.clock()
         features, sentence = self.features(question, kept)
         score = self.model.probability(features)

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from assistant.rag.reading.units import Unit, passage_items
 from assistant.rag.types import Candidate, Chunk
-from assistant.rag.units import Unit, passage_items
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,1 @@
+"""Ingestion: a Markdown document cut into sections, then into chunks."""

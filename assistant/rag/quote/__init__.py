@@ -1,0 +1,1 @@
+"""Step 7 of docs/answers.md, the built-in answerer: it quotes the section that answers."""
