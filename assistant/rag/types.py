@@ -46,7 +46,7 @@ class Chunk:
     document: str = ""
     ordinal: int = -1
     #: The kind of page it was cut from: "" a guide, "reference", "changelog". A guide that
-    #: answers as well is put first (retrieval.PAGE_KIND_PENALTY).
+    #: answers as well is put first (retrieve/gate.py PAGE_KIND_PENALTY).
     kind: str = ""
     #: An answer the project's team wrote (a curated answer): when it passes the gate it leads.
     curated: bool = False

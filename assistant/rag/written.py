@@ -4,7 +4,7 @@ A model on a busy two-core server may take a minute to start, stall between toke
 out of tokens mid-sentence; the quoted answer is made in milliseconds from the same passages.
 So when the passages answer the question (the answerability check), the visitor gets the
 quote at once, then `Written`, then the model's answer sentence by sentence, each checked
-against the passages before it leaves (grounding.py). Whatever stops the model (busy, a stall,
+against the passages before it leaves (write/grounding.py). Whatever stops the model (busy, a stall,
 the length limit, a refusal, nothing grounded left) ends the written part with `Unwritten`
 and the quote stands. A written answer that leaves out a name the quote gives (an option, an
 identifier, a command: what the reader came to copy) is shown under the quote but does not
