@@ -21,6 +21,7 @@ from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 from assistant.rag.write.prompting import MAX_INSTRUCTIONS_CHARS
 from assistant.sealing import seal, unseal
 from assistant.wiring import outbound
+from assistant.wiring.generators import generator_choices
 
 #: The pipeline's knob defaults live once, in the core's `Settings`; new projects start there.
 PIPELINE_DEFAULTS = Settings()
@@ -107,12 +108,15 @@ class Project(models.Model):
         EMAIL = "email", "An e-mail address (the conversation is mailed to it)"
         WEBHOOK = "webhook", "A webhook (the conversation is POSTed to it as JSON)"
 
-    class Generator(models.TextChoices):
-        AUTO = "auto", "Ollama when configured, otherwise extractive"
-        EXTRACTIVE = "extractive", "Extractive (no LLM)"
-        OLLAMA = "ollama", "Ollama"
-        LOCAL = "local", "Local model (llama.cpp, in this server)"
-        OPENAI = "openai", "OpenAI-compatible server (vLLM, llama-server, LM Studio…)"
+    class Generator:
+        """The stored values code names; the choices and their labels are the rows of
+        assistant/wiring/generators.py (a new generator is a row there, no migration)."""
+
+        AUTO = "auto"
+        EXTRACTIVE = "extractive"
+        OLLAMA = "ollama"
+        LOCAL = "local"
+        OPENAI = "openai"
 
     name = models.CharField(max_length=100, unique=True)
     public_key = models.CharField(max_length=64, unique=True, default=new_public_key)
@@ -142,7 +146,7 @@ class Project(models.Model):
     max_kept = models.PositiveSmallIntegerField(
         default=PIPELINE_DEFAULTS.max_kept, validators=[MinValueValidator(1), MaxValueValidator(20)]
     )
-    generator = models.CharField(max_length=20, choices=Generator.choices, default=Generator.AUTO)
+    generator = models.CharField(max_length=20, choices=generator_choices, default=Generator.AUTO)
     check_llm_answers = models.BooleanField(
         "Check answerability before the model writes",
         default=False,

@@ -20,7 +20,7 @@ from django.conf import settings as django_settings
 from assistant.models import Interaction
 from assistant.rag.types import SORRY, Prompt, Question, Turn
 from assistant.rag.write.prompting import build_prompt
-from assistant.wiring import runtime
+from assistant.wiring import generators, runtime
 from assistant.wiring.adapters.openai_chat import OpenAIEndpoint, OpenAIGenerator
 from assistant.wiring.resilience import reset_circuits
 from tests import asking
@@ -182,10 +182,10 @@ def test_a_closed_stream_closes_the_request_and_the_server_stops_generating(llam
 
 def test_the_same_endpoint_serves_the_pipeline_through_runtime(openai_project):
     fields = openai_project.openai_endpoint_fields()
-    generator = runtime.generator_for("openai", openai=fields)
+    generator = generators.generator_for("openai", server=fields)
     assert isinstance(generator, OpenAIGenerator)
-    assert generator is runtime.generator_for("openai", openai=fields)  # one pool per endpoint
-    other = runtime.generator_for("openai", openai={**fields, "model": "other"})
+    assert generator is generators.generator_for("openai", server=fields)  # one pool per endpoint
+    other = generators.generator_for("openai", server={**fields, "model": "other"})
     assert other is not generator and replace(other.endpoint, model="qwen2.5-coder-1.5b") == (
         generator.endpoint
     )

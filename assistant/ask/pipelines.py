@@ -14,7 +14,7 @@ from assistant.rag.answer import Answer
 from assistant.rag.answering import Pipeline
 from assistant.rag.ports import Retrieves
 from assistant.rag.types import Question, Retrieval, Settings
-from assistant.wiring import runtime
+from assistant.wiring import answer_path, runtime
 from ingestion.selectors import chunks_by_vector_id, passages_in_scope, search_scope, section_chunks
 
 
@@ -59,13 +59,13 @@ def project_pipeline(project: Project, *, cached: bool = True) -> ProjectPipelin
     """The project's pipeline with its own generator, answerability setting, custom
     instructions and model server; a kept passage's section is read on past its chunk."""
     search = project_search(project, cached=cached)
-    pipeline = runtime.pipeline(
+    pipeline = answer_path.pipeline(
         retriever=search.retriever,
         generator_choice=project.generator,
         check_llm_answers=project.check_llm_answers,
         sections=section_chunks,
         instructions=project.custom_instructions,
-        openai=project_server(project),
+        server=project_server(project),
     )
     return ProjectPipeline(pipeline, search.where)
 

@@ -11,13 +11,10 @@ from django.conf import settings
 from assistant.ask.selectors import generator_last_failure, generator_speeds
 from assistant.models import Project
 from assistant.wiring import runtime
+from assistant.wiring.generators import GENERATORS, GeneratorKind
 
 #: Above this, a written answer feels slow in a chat: the note warns.
 SLOW_ANSWER_S = 10.0
-
-#: The local model on the two-core machine it was measured on (`bench --only local`, README
-#: "Written answers"): shown until this server has answers of its own.
-REFERENCE = "about 3 s to the first words and 5 s for the whole answer on 2 cores"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,22 +36,42 @@ def _measured(kind: str, speeds: dict[str, dict[str, float]]) -> str:
 
 
 def generator_notes(project: Project | None = None) -> list[GeneratorNote]:
-    """`project`: also say how its OpenAI-compatible server is set, and why its last answer
-    was quoted if the server failed it (a wrong key, a dead server)."""
+    """A note for each generator of the table (assistant/wiring/generators.py) a project can
+    pick by name: how fast it answers here, or what its row says, and why it cannot answer on
+    this server. `project`: also say how its OpenAI-compatible server is set, and why its
+    last answer was quoted if the server failed it (a wrong key, a dead server)."""
     speeds = generator_speeds()
-    cores = os.cpu_count() or 1
-    notes = [
-        GeneratorNote(
-            Project.Generator.EXTRACTIVE,
-            "Extractive",
-            _measured("extractive", speeds)
-            or "Quotes the best sentences: the quoting takes milliseconds, and with retrieval "
-            "a visitor sees the first words about a second after asking (2 cores).",
+    notes = []
+    for kind in GENERATORS:
+        if kind.choice == Project.Generator.AUTO:
+            continue  # not a generator of its own: Ollama or the quote
+        special = _SPECIAL.get(kind.choice)
+        if special is not None:
+            notes.append(special(kind, project, speeds))
+            continue
+        problem = kind.problem()
+        notes.append(
+            GeneratorNote(
+                kind.choice,
+                _short(kind.label),
+                _measured(kind.choice, speeds) or kind.about,
+                f"{problem}: answers are quoted." if problem else "",
+            )  # fmt: skip
         )
-    ]
-    local_speed = _measured("local", speeds)
-    local_answer_s = speeds.get("local", {}).get("answer_s")
-    problem = runtime.local_model_problem()
+    return notes
+
+
+def _short(label: str) -> str:
+    """The label without its explanation in brackets: "Extractive (no LLM)" → "Extractive"."""
+    return label.split(" (", 1)[0]
+
+
+def _local_note(
+    kind: GeneratorKind, project: Project | None, speeds: dict[str, dict[str, float]]
+) -> GeneratorNote:
+    local_answer_s = speeds.get(kind.choice, {}).get("answer_s")
+    cores = os.cpu_count() or 1
+    problem = kind.problem()
     if problem:
         warning = f"Cannot answer on this server ({problem}); answers are quoted until then."
     elif local_answer_s is not None and local_answer_s > SLOW_ANSWER_S:
@@ -69,28 +86,13 @@ def generator_notes(project: Project | None = None) -> list[GeneratorNote]:
         )
     else:
         warning = ""
-    notes.append(
-        GeneratorNote(
-            Project.Generator.LOCAL,
-            "Local model",
-            local_speed or f"Not measured on this server yet; {REFERENCE}.",
-            warning,
-        )
-    )
-    ollama = _measured("ollama", speeds)
-    notes.append(
-        GeneratorNote(
-            Project.Generator.OLLAMA,
-            "Ollama",
-            ollama or "Depends on your Ollama server and model.",
-            "" if settings.OLLAMA_HOST else "OLLAMA_HOST is not set: answers are quoted.",
-        )
-    )
-    notes.append(_openai_note(project, speeds))
-    return notes
+    speed = _measured(kind.choice, speeds) or f"Not measured on this server yet; {kind.about}."
+    return GeneratorNote(kind.choice, "Local model", speed, warning)
 
 
-def _openai_note(project: Project | None, speeds: dict[str, dict[str, float]]) -> GeneratorNote:
+def _openai_note(
+    kind: GeneratorKind, project: Project | None, speeds: dict[str, dict[str, float]]
+) -> GeneratorNote:
     fields = project.openai_endpoint_fields() if project is not None else None
     endpoint = runtime.openai_endpoint(fields)
     if endpoint is None:
@@ -102,10 +104,15 @@ def _openai_note(project: Project | None, speeds: dict[str, dict[str, float]]) -
         speed = f"Asks {endpoint.chat_url.removesuffix('/chat/completions')}{model}."
         failure = generator_last_failure(project=project, kind="openai") if project else ""
         warning = f"The last answer was quoted instead: {failure}" if failure else ""
-    measured = _measured("openai", speeds) or "Depends on your server and model."
+    measured = _measured(kind.choice, speeds) or kind.about
     return GeneratorNote(
-        Project.Generator.OPENAI,
+        kind.choice,
         "OpenAI-compatible server",
         f"{speed} {measured}".strip(),
         warning,
     )
+
+
+#: Generators whose note says more than their row: the local model's speed on this server's
+#: cores, the project's own server.
+_SPECIAL = {Project.Generator.LOCAL: _local_note, Project.Generator.OPENAI: _openai_note}

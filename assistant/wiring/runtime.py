@@ -11,18 +11,14 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
-from assistant.rag.answer import Fallback
-from assistant.rag.answering import Pipeline
 from assistant.rag.judge.answerability import Answerability
 from assistant.rag.ports import (
     ChunkLookup,
     Embedder,
-    Generator,
     LexicalIndex,
     PassageSource,
     Reranker,
     Retrieves,
-    SectionLookup,
     VectorStore,
 )
 from assistant.rag.quote.generator import ExtractiveGenerator
@@ -222,55 +218,6 @@ def local_model_problem() -> str:
             ".venv/bin/python manage.py fetch_model"
         )
     return ""
-
-
-def generator_for(choice: str, *, openai: Mapping[str, str] | None = None) -> Generator:
-    """`auto` uses Ollama whenever OLLAMA_HOST is set, else quotes; `local` is the model in this
-    process; `openai` the project's OpenAI-compatible server (`openai`: its own settings, see
-    `openai_endpoint`), or quotes when none is set."""
-    if choice == "local":
-        return local_generator()
-    if choice == "openai":
-        endpoint = openai_endpoint(openai)
-        return extractive_generator() if endpoint is None else openai_generator(endpoint)
-    if choice == "ollama" or (choice == "auto" and settings.OLLAMA_HOST):
-        if not settings.OLLAMA_HOST:
-            return extractive_generator()
-        return ollama_generator()
-    return extractive_generator()
-
-
-def pipeline(
-    *,
-    retriever: Retrieves,
-    generator_choice: str,
-    check_llm_answers: bool = False,
-    sections: SectionLookup | None = None,
-    instructions: str = "",
-    openai: Mapping[str, str] | None = None,
-) -> Pipeline:
-    """The answer path as every door runs it. The answerability check always guards the
-    extractive answerer (it would quote a near miss); an LLM can say it does not know, so for
-    it the check is the project's choice (`Project.check_llm_answers`). With an LLM, the
-    extractive answerer quotes first (with the check) and the written answer follows
-    (rag/written.py); `instructions` are the project's own notes for the LLM. `sections`
-    reads the rest of a kept passage's section (ingestion's selector); `openai` the project's
-    own OpenAI-compatible server fields."""
-    generator = generator_for(generator_choice, openai=openai)
-    check = generator.id == ExtractiveGenerator.id or check_llm_answers
-    passages = {
-        "local": settings.ASKDOCS_LOCAL_PASSAGES,
-        "openai": settings.ASKDOCS_OPENAI_PASSAGES,
-    }
-    return Pipeline(
-        retriever=retriever,
-        generator=generator,
-        answerability=answerability() if check else None,
-        fallback=Fallback(extractive_generator(), answerability()),
-        max_passages=passages.get(generator_choice, 0),
-        sections=sections,
-        instructions=instructions,
-    )
 
 
 _lexical_indexes: dict[PassageSource, ScopedBm25] = {}

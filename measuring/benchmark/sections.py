@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import CommandError, OutputWrapper
 
 from assistant.rag.retrieve.retriever import Retriever
-from assistant.wiring import runtime
+from assistant.wiring import answer_path, runtime
 from measuring.benchmark import local
 from measuring.benchmark.options import answer_settings
 from measuring.benchmark.workdir import throwaway_folder
@@ -29,7 +29,7 @@ def measure_local_model(
     # visitor to ask it would wait; the rules at the start of each prompt stay cached.
     with override_settings(ASKDOCS_LOCAL_PROMPT_CACHE_MIB=0):
         runtime.reset()
-        pipeline = runtime.pipeline(retriever=retriever, generator_choice="local")
+        pipeline = answer_path.pipeline(retriever=retriever, generator_choice="local")
         try:
             return local.measure_local(
                 pipeline=pipeline, settings=answer_settings(options), levels=levels,
@@ -64,7 +64,7 @@ def measure_generators_under_load(
     try:
         return measure_load(
             pipelines={
-                name: runtime.pipeline(retriever=retriever, generator_choice=name)
+                name: answer_path.pipeline(retriever=retriever, generator_choice=name)
                 for name in names
             },
             settings=answer_settings(options), levels=levels, runs=options["runs"],
@@ -86,7 +86,7 @@ def measure_openai_server(
     runtime.reset()
     try:
         return measure_endpoint(
-            pipeline=runtime.pipeline(retriever=retriever, generator_choice="openai"),
+            pipeline=answer_path.pipeline(retriever=retriever, generator_choice="openai"),
             settings=answer_settings(options), levels=levels, runs=options["runs"],
             progress=lambda line: stderr.write(f"  {line}"),
         )  # fmt: skip

@@ -22,6 +22,7 @@ from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
 from assistant.rag.reading.units import split_units
 from assistant.rag.types import SORRY, Candidate, Outcome, Question, Retrieval
+from assistant.wiring import answer_path
 from measuring.evaluation.dataset import Query
 from measuring.evaluation.index import EvalIndex
 from measuring.evaluation.metrics import median_p95
@@ -236,9 +237,8 @@ def answer_step(
 ) -> AnswerStep:
     """The rest of the answer path as the product builds it (assistant/runtime.py), on the
     evaluation's own retriever, with the generator a project would choose."""
-    from assistant.wiring import runtime
 
-    pipeline = runtime.pipeline(
+    pipeline = answer_path.pipeline(
         retriever=retriever,
         generator_choice=generator,
         check_llm_answers=check_llm_answers,

@@ -34,7 +34,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from assistant.rag.retrieve.queries import retrieval_query
 from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question
-from assistant.wiring import runtime
+from assistant.wiring import answer_path, runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams
 from measuring.benchmark import concurrency, report, scale, sections, stages
 from measuring.benchmark import options as bench_options
@@ -160,7 +160,7 @@ class Command(BaseCommand):
             self.stderr.write("Timing stages ...")
             result["stages"] = stages.measure_stages(
                 retriever=retriever,
-                pipeline_for=lambda timed: runtime.pipeline(
+                pipeline_for=lambda timed: answer_path.pipeline(
                     retriever=timed, generator_choice="auto"
                 ),
                 floor=RawFloor.build(embedder=embedder, store=index.store, reranker=reranker),

@@ -18,7 +18,7 @@ from assistant.rag.answer import is_refusal
 from assistant.rag.retrieve.related import MAX_RELATED, RELATED_FLOOR, related_pages
 from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question, Settings
-from assistant.wiring import runtime
+from assistant.wiring import answer_path, runtime
 from measuring.eval_index import open_eval_index
 from measuring.evaluation.dataset import (
     DatasetError,
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         retriever = Retriever(
             embedder=embedder, store=index.store, reranker=reranker, chunks=index.lookup
         )
-        pipeline = runtime.pipeline(retriever=retriever, generator_choice="extractive")
+        pipeline = answer_path.pipeline(retriever=retriever, generator_choice="extractive")
         rows: list[dict[str, Any]] = []
         for path in options["queries"]:
             try:
