@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import mean
 from typing import Any
 
@@ -59,70 +59,111 @@ def evaluate(
         rerank=config.rerank,
     )
     areas = known_areas(list(queries))
-    graded: dict[str, list[float]] = {k: [] for k in ("recall@5", "mrr@10", "ndcg@10")}
-    best: dict[str, list[float]] = {"answerable": [], "unanswerable": []}
-    stages: dict[str, list[float]] = {}
-    # One per question, with its yes/no outcomes (SHARES): the shares are read from these,
-    # and `--baseline` compares them question by question.
-    outcomes: list[dict[str, Any]] = []
-
+    tally = _Tally()
     for number, query in enumerate(queries, start=1):
         question = Question(
             query.question, topic_for(query, areas, config.topic), history=history_of(query)
         )
-        started = time.perf_counter()
-        retrieval = retriever.retrieve(question, settings)
-        total = (time.perf_counter() - started) * 1000
-        for stage, ms in {**retrieval.timings_ms, "total_ms": total}.items():
-            stages.setdefault(stage, []).append(ms)
-
+        retrieval = _timed_retrieval(retriever, question, settings, tally.stages)
         answered: dict[str, Any] = {}
         if answer is not None:
             answered, retrieval = answer(query, question, retrieval)
-        kept_any = bool(retrieval.kept) if config.rerank else None
-        best_relevance = retrieval.best_relevance
-        group = "answerable" if query.answerable else "unanswerable"
-        if best_relevance is not None:
-            best[group].append(best_relevance)
-        outcome: dict[str, Any] = {"id": query.id, "answerable": query.answerable,
-                                   "best_relevance": best_relevance}  # fmt: skip
-        if query.kind:
-            outcome["kind"] = query.kind
-            outcome["query_form"] = retrieval.query_form
-
-        if query.answerable:
-            chunks = [index.chunks[c.chunk.id] for c in retrieval.candidates]
-            sections = dedupe([c.section_id for c in chunks])
-            relevant = query.relevant_ids
-            outcome["hit@1"] = bool(hit_at(sections, relevant, 1))
-            outcome["hit@5"] = bool(hit_at(sections, relevant, 5))
-            graded["recall@5"].append(recall_at(sections, relevant, 5))
-            graded["mrr@10"].append(mrr_at(sections, relevant, 10))
-            graded["ndcg@10"].append(ndcg_at(sections, relevant, 10))
-            # The page kinds the top five sections come from ("" a guide, "reference",
-            # "changelog"): how much the reference and the changelog crowd the guides.
-            kind_of: dict[str, str] = {}
-            for c in chunks:
-                kind_of.setdefault(c.section_id, c.chunk.kind)
-            outcome["top5_kinds"] = [kind_of[section] for section in sections[:5]]
-            if query.gold_page:
-                outcome["page_hit@5"] = query.gold_page in dedupe([c.page for c in chunks])[:5]
-            if kept_any is not None:
-                outcome["answered"] = kept_any
-        elif kept_any is not None:
-            outcome["refused"] = not kept_any
+        outcome = _outcome(query, retrieval, index=index, rerank=config.rerank, tally=tally)
         outcome.update(answered)
-        outcomes.append(outcome)
+        tally.outcomes.append(outcome)
         if progress:
             progress(number, len(queries))
+    return _report(tally, queries=queries, index=index, config=config)
 
+
+@dataclass(slots=True)
+class _Tally:
+    """What the run gathers question by question, for the report."""
+
+    graded: dict[str, list[float]] = field(
+        default_factory=lambda: {k: [] for k in ("recall@5", "mrr@10", "ndcg@10")}
+    )
+    best: dict[str, list[float]] = field(
+        default_factory=lambda: {"answerable": [], "unanswerable": []}
+    )
+    stages: dict[str, list[float]] = field(default_factory=dict)
+    # One per question, with its yes/no outcomes (SHARES): the shares are read from these,
+    # and `--baseline` compares them question by question.
+    outcomes: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _timed_retrieval(
+    retriever: Retrieves, question: Question, settings: Settings, stages: dict[str, list[float]]
+) -> Retrieval:
+    """Retrieves for the question, adding each stage's time and the total to `stages`."""
+    started = time.perf_counter()
+    retrieval = retriever.retrieve(question, settings)
+    total = (time.perf_counter() - started) * 1000
+    for stage, ms in {**retrieval.timings_ms, "total_ms": total}.items():
+        stages.setdefault(stage, []).append(ms)
+    return retrieval
+
+
+def _outcome(
+    query: Query, retrieval: Retrieval, *, index: EvalIndex, rerank: bool, tally: _Tally
+) -> dict[str, Any]:
+    """One question's outcomes, from the retrieval its answer was made from."""
+    kept_any = bool(retrieval.kept) if rerank else None
+    best_relevance = retrieval.best_relevance
+    group = "answerable" if query.answerable else "unanswerable"
+    if best_relevance is not None:
+        tally.best[group].append(best_relevance)
+    outcome: dict[str, Any] = {"id": query.id, "answerable": query.answerable,
+                               "best_relevance": best_relevance}  # fmt: skip
+    if query.kind:
+        outcome["kind"] = query.kind
+        outcome["query_form"] = retrieval.query_form
+    if query.answerable:
+        outcome.update(_ranking(query, retrieval, index=index, graded=tally.graded))
+        if kept_any is not None:
+            outcome["answered"] = kept_any
+    elif kept_any is not None:
+        outcome["refused"] = not kept_any
+    return outcome
+
+
+def _ranking(
+    query: Query, retrieval: Retrieval, *, index: EvalIndex, graded: dict[str, list[float]]
+) -> dict[str, Any]:
+    """How an answerable question's gold sections rank: its hits, and its graded scores added
+    to `graded`."""
+    chunks = [index.chunks[c.chunk.id] for c in retrieval.candidates]
+    sections = dedupe([c.section_id for c in chunks])
+    relevant = query.relevant_ids
+    ranking: dict[str, Any] = {
+        "hit@1": bool(hit_at(sections, relevant, 1)),
+        "hit@5": bool(hit_at(sections, relevant, 5)),
+    }
+    graded["recall@5"].append(recall_at(sections, relevant, 5))
+    graded["mrr@10"].append(mrr_at(sections, relevant, 10))
+    graded["ndcg@10"].append(ndcg_at(sections, relevant, 10))
+    # The page kinds the top five sections come from ("" a guide, "reference",
+    # "changelog"): how much the reference and the changelog crowd the guides.
+    kind_of: dict[str, str] = {}
+    for c in chunks:
+        kind_of.setdefault(c.section_id, c.chunk.kind)
+    ranking["top5_kinds"] = [kind_of[section] for section in sections[:5]]
+    if query.gold_page:
+        ranking["page_hit@5"] = query.gold_page in dedupe([c.page for c in chunks])[:5]
+    return ranking
+
+
+def _report(
+    tally: _Tally, *, queries: Sequence[Query], index: EvalIndex, config: RunConfig
+) -> dict[str, Any]:
+    outcomes = tally.outcomes
     shares = {k: [float(o[k]) for o in outcomes if k in o] for k in SHARES}
-    report: dict[str, Any] = {k: _avg(v) for k, v in (shares | graded).items()}
+    report: dict[str, Any] = {k: _avg(v) for k, v in (shares | tally.graded).items()}
     report["n_answerable"] = sum(1 for q in queries if q.answerable)
     report["n_unanswerable"] = sum(1 for q in queries if not q.answerable)
     report["ci95"] = {k: wilson(int(sum(v)), len(v)) for k, v in shares.items() if v}
-    report["best_relevance"] = {g: distribution(v) for g, v in best.items()}
-    report["latency_ms"] = {stage: median_p95(v) for stage, v in stages.items()}
+    report["best_relevance"] = {g: distribution(v) for g, v in tally.best.items()}
+    report["latency_ms"] = {stage: median_p95(v) for stage, v in tally.stages.items()}
     report["config"] = {
         "topic": config.topic, "rerank": config.rerank, "threshold": config.threshold,
         "num_candidates": config.num_candidates, "rerank_top": config.rerank_top,

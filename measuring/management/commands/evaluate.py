@@ -1,5 +1,6 @@
 import json
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -17,7 +18,7 @@ from measuring.evaluation.compare import (
     format_comparison,
     load_run,
 )
-from measuring.evaluation.dataset import DatasetError, load_queries, spread
+from measuring.evaluation.dataset import DatasetError, Query, load_queries, spread
 from measuring.evaluation.misses import misses_markdown
 from measuring.evaluation.runner import RunConfig, evaluate
 from measuring.evaluation.site_report import format_site
@@ -111,7 +112,31 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options) -> None:
         corpus_path: Path | None = options["corpus"]
-        for path in (corpus_path, options["queries"]):
+        self._check(options)
+        baseline = self._baseline(options)
+        queries = self._queries(options)
+        if options["site"]:
+            self._site(options, queries)
+            return
+        assert corpus_path is not None  # noqa: S101 - the argument group requires one
+        report = self._run(corpus_path, queries, options)
+        unpaired = None
+        if baseline is not None:
+            try:
+                report["vs_baseline"] = compare(baseline, report["per_query"])
+            except ComparisonError as exc:
+                unpaired = exc  # the run itself is still written and shown
+        self._write(report, queries, options)
+        self.stdout.write(self._format(report))
+        if unpaired is not None:
+            raise CommandError(f"--baseline: {unpaired}")
+        if "vs_baseline" in report:
+            self.stdout.write(format_comparison(report["vs_baseline"]))
+
+    @staticmethod
+    def _check(options: dict) -> None:
+        """Refuses bad arguments before anything is loaded."""
+        for path in (options["corpus"], options["queries"]):
             if path is not None and not path.is_file():
                 raise CommandError(f"No such file: {path}")
         if not 0.0 <= options["threshold"] <= 1.0:
@@ -127,12 +152,19 @@ class Command(BaseCommand):
                 raise CommandError(f"--{name}: no such folder: {options[name].parent}")
         if options["misses"] and not options["answers"]:
             raise CommandError("--misses needs --answers.")
-        baseline = None
-        if options["baseline"]:
-            try:
-                baseline = load_run(options["baseline"])
-            except ComparisonError as exc:
-                raise CommandError(f"--baseline: {exc}") from exc
+
+    @staticmethod
+    def _baseline(options: dict) -> list[dict[str, Any]] | None:
+        if not options["baseline"]:
+            return None
+        try:
+            return load_run(options["baseline"])
+        except ComparisonError as exc:
+            raise CommandError(f"--baseline: {exc}") from exc
+
+    @staticmethod
+    def _queries(options: dict) -> list[Query]:
+        """The questions to ask: the file's, or --sample of them, or its first --limit."""
         try:
             queries = load_queries(options["queries"])
         except DatasetError as exc:
@@ -143,11 +175,10 @@ class Command(BaseCommand):
             queries = spread(queries, options["sample"])
         if options["limit"]:
             queries = queries[: options["limit"]]
-        if options["site"]:
-            self._site(options, queries)
-            return
-        assert corpus_path is not None  # noqa: S101 - the argument group requires one
+        return queries
 
+    def _run(self, corpus_path: Path, queries: list[Query], options: dict) -> dict:
+        """Asks the questions over the corpus's index, as the product retrieves (and answers)."""
         index, embedder = open_eval_index(corpus_path, stderr=self.stderr)
 
         reranker = FlashrankReranker(
@@ -185,18 +216,7 @@ class Command(BaseCommand):
         if options["answers"]:
             report["config"]["generator"] = options["generator"]
             report["config"]["check_llm_answers"] = options["check_llm_answers"]
-        unpaired = None
-        if baseline is not None:
-            try:
-                report["vs_baseline"] = compare(baseline, report["per_query"])
-            except ComparisonError as exc:
-                unpaired = exc  # the run itself is still written and shown
-        self._write(report, queries, options)
-        self.stdout.write(self._format(report))
-        if unpaired is not None:
-            raise CommandError(f"--baseline: {unpaired}")
-        if "vs_baseline" in report:
-            self.stdout.write(format_comparison(report["vs_baseline"]))
+        return report
 
     @staticmethod
     def _write(report: dict, queries: list, options: dict) -> None:
