@@ -40,9 +40,15 @@ def test_only_http_links_with_a_host_are_accepted(url):
 
 def test_http_links_and_no_link_pass():
     assert http_url(" https://docs.example/a#b ") == "https://docs.example/a#b"
-    for url in ["http://[::1]:8000/", "http://localhost:8000/docs/", "https://bücher.example/",
-                "http://wiki/page", "http://my_host.internal/", "https://docs.example./x",
-                "https://docs.example/a page.html"]:  # a crawled path may hold a space
+    for url in [
+        "http://[::1]:8000/",
+        "http://localhost:8000/docs/",
+        "https://bücher.example/",
+        "http://wiki/page",
+        "http://my_host.internal/",
+        "https://docs.example./x",
+        "https://docs.example/a page.html",
+    ]:  # a crawled path may hold a space
         assert http_url(url) == url
     assert http_url("") == "" and safe_url(None) == ""
 
