@@ -189,7 +189,8 @@ def _refuse_body(channel: Any, limit: int) -> None:
     )  # fmt: skip
     channel.dataReceived = channel.rawDataReceived = _drop
     transport.loseWriteConnection()  # the client reads the answer, then an end
-    reactor.callLater(LINGER_SECONDS, transport.abortConnection)  # type: ignore[attr-defined]
+    clock: Any = reactor  # the module stands for the running reactor
+    clock.callLater(LINGER_SECONDS, transport.abortConnection)
 
 
 def _drop(data: bytes) -> None:
