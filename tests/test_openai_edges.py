@@ -256,7 +256,8 @@ def test_a_server_that_quotes_the_refused_key_back_does_not_get_it_logged(
 INTERNAL_SERVERS = [
     "http://169.254.169.254/latest/", "http://10.0.0.1:8000/v1", "http://127.0.0.1:6379/v1",
     "http://127.0.0.1:5432", "http://[::1]:8000/v1", "http://0.0.0.0:8000/v1",
-    "http://localhost:8000/v1", "http://[64:ff9b::7f00:1]/v1", "http://[2002:7f00:1::]/v1",
+    "http://localhost:8000/v1", "http://[::]:8000/v1", "http://[64:ff9b::7f00:1]/v1",
+    "http://[2002:7f00:1::]/v1",
 ]  # fmt: skip
 
 
