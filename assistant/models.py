@@ -291,6 +291,8 @@ class Project(models.Model):
 
     def clean(self) -> None:
         super().clean()
+        if reason := self._model_server_refusal():
+            raise ValidationError({"openai_base_url": reason})
         kind, target = self.contact_support, self.contact_support_target.strip()
         self.contact_support_target = target
         if not kind:
@@ -307,6 +309,16 @@ class Project(models.Model):
             raise ValidationError({"contact_support_target": exc.messages}) from None
         if kind == self.ContactSupport.WEBHOOK and (reason := outbound.refusal(target)):
             raise ValidationError({"contact_support_target": reason})
+
+    def _model_server_refusal(self) -> str:
+        """Why the project's own model server would not be reached (its URL's form is the
+        field validator's to judge): every visitor's question would be posted there."""
+        server = self.openai_base_url.strip()
+        try:
+            validate_server_url(server)
+        except ValidationError:
+            return ""
+        return outbound.refusal(server, allowed=outbound.server_allow_list(server))
 
     def allows_origin(self, origin: str) -> bool:
         try:

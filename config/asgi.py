@@ -19,7 +19,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from assistant.ask.routing import websocket_urlpatterns  # noqa: E402
 from assistant.mcp_server.app import PATHS as MCP_PATHS  # noqa: E402
 from assistant.mcp_server.app import mcp_application  # noqa: E402
-from assistant.server_limits import answer_over_limit_requests  # noqa: E402
+from assistant.server_limits import answer_over_limit_requests, refuse_large_body  # noqa: E402
 
 # Daphne's own refusals (a request line over 16 KiB, a WebSocket message over 1 MiB) answer in
 # the API's error shape instead of dropping the connection.
@@ -27,7 +27,10 @@ answer_over_limit_requests()
 
 
 async def http_application(scope: Any, receive: Any, send: Any) -> None:
-    """/mcp/ to the MCP server, everything else to Django."""
+    """/mcp/ to the MCP server, everything else to Django; a body declared over its path's
+    limit is refused before either reads it."""
+    if await refuse_large_body(scope, send):
+        return
     if scope["path"] in MCP_PATHS:
         await mcp_application(scope, receive, send)
     else:

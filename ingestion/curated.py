@@ -66,6 +66,17 @@ def clean_phrasings(raw: Sequence[str] | str) -> list[str]:
     return phrasings
 
 
+def _link(url: str) -> str:
+    """The link a lead typed, as visitors will be shown it: http(s), a real host, no spaces."""
+    try:
+        link = http_url(url)
+    except UnsafeUrl as exc:
+        raise CuratedAnswerInvalid(f"Link: {exc}.") from None
+    if any(c.isspace() or not c.isprintable() for c in link):
+        raise CuratedAnswerInvalid("Link: a link holds no spaces (write %20 for one in a path).")
+    return link
+
+
 def sections_of(*, project: Project, vector_ids: Sequence[str]) -> list[dict[str, str]]:
     """The passages of the project's documents (never another project's) an answer rests on."""
     rows = (
@@ -101,10 +112,7 @@ def curated_answer_save(
         raise CuratedAnswerInvalid("Write the answer.")
     if len(text) > MAX_ANSWER_CHARS:
         raise CuratedAnswerInvalid(f"The answer is at most {MAX_ANSWER_CHARS} characters.")
-    try:
-        link = http_url(url)
-    except UnsafeUrl as exc:
-        raise CuratedAnswerInvalid(f"Link: {exc}.") from None
+    link = _link(url)
     source = curated_source(project=project)
     if curated is not None and curated.source_id != source.pk:
         raise CuratedAnswerInvalid("That curated answer belongs to another project.")

@@ -83,6 +83,7 @@ class FakeOllama:
         self.error_after: int | None = None  # send {"error": ...} after this many tokens
         self.error_message = "llama runner process has terminated: signal: killed"
         self.dimension = DIMENSION
+        self.redirect_to: str | None = None  # answer each POST with a 307 to this server
         self.requests: list[Recorded] = []
         self._failures: list[_Failure] = []
         self._lock = threading.Lock()
@@ -239,6 +240,12 @@ class _OllamaHandler(BaseHTTPRequestHandler):
             recorded.finished.set()
 
     def _dispatch(self, recorded: Recorded, body: dict[str, Any]) -> None:
+        if self.fake.redirect_to:
+            self.send_response(307)
+            self.send_header("Location", f"{self.fake.redirect_to}{self.path}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         routes = {"/api/chat": self._chat, "/api/embed": self._embed}
         if self.path == "/api/embeddings":
             routes[self.path] = self._embeddings

@@ -174,7 +174,8 @@ def test_a_webhook_at_an_internal_address_is_refused_at_connect_and_not_retried(
 @pytest.mark.parametrize(
     "url",
     ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/hooks", "http://[::1]/hooks",
-     "http://0.0.0.0:8000/hooks", "http://127.0.0.2:5432/", "http://127.0.0.2:6379/"],
+     "http://0.0.0.0:8000/hooks", "http://127.0.0.2:5432/", "http://127.0.0.2:6379/",
+     "http://[64:ff9b::7f00:1]/hooks", "http://[2002:7f00:1::]/hooks", "http://[::]/hooks"],
 )  # fmt: skip
 def test_a_webhook_target_at_an_internal_address_is_refused_with_a_clear_error(project, url):
     with pytest.raises(ValidationError) as refused:

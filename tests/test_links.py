@@ -25,7 +25,10 @@ def project(db):  # noqa: ANN001, ANN201
 
 
 BAD = ["javascript:alert(1)", "JavaScript:alert(1)", " data:text/html,<script>x</script>",
-       "vbscript:msgbox", "//evil.example/x", "https:no-host"]  # fmt: skip
+       "vbscript:msgbox", "//evil.example/x", "https:no-host", "http://exa mple.com/",
+       "http://exa\tmple.com/", "http://exa\nmple.com/", "https://docs.example:80x/",
+       "http://bad!host.example/", "http://a..b.example/", "http://-a.example/",
+       "http://[zz]/", "http://exa\x00mple.com/"]  # fmt: skip
 
 
 @pytest.mark.parametrize("url", BAD)
@@ -37,6 +40,16 @@ def test_only_http_links_with_a_host_are_accepted(url):
 
 def test_http_links_and_no_link_pass():
     assert http_url(" https://docs.example/a#b ") == "https://docs.example/a#b"
+    for url in [
+        "http://[::1]:8000/",
+        "http://localhost:8000/docs/",
+        "https://bücher.example/",
+        "http://wiki/page",
+        "http://my_host.internal/",
+        "https://docs.example./x",
+        "https://docs.example/a page.html",
+    ]:  # a crawled path may hold a space
+        assert http_url(url) == url
     assert http_url("") == "" and safe_url(None) == ""
 
 

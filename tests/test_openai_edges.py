@@ -32,7 +32,8 @@ def broken() -> BrokenServer:
 
 
 @pytest.fixture
-def openai_project(demo, settings):  # noqa: ANN001, ANN201
+def openai_project(demo, settings, allow_loopback):  # noqa: ANN001, ANN201
+    # The fake servers are the project's own, on loopback ports: allowed, as a deployment may.
     settings.ASKDOCS_OPENAI_TIMEOUTS = {"connect": 1.0, "first_token": 2.0, "between_tokens": 0.3}
     settings.ASKDOCS_OPENAI_BASE_URL = ""
     runtime.reset()
@@ -250,3 +251,58 @@ def test_a_server_that_quotes_the_refused_key_back_does_not_get_it_logged(
     logged = Interaction.objects.get(project=openai_project)
     assert KEY not in logged.fallback and KEY not in response.content.decode()
     assert KEY not in caplog.text
+
+
+INTERNAL_SERVERS = [
+    "http://169.254.169.254/latest/", "http://10.0.0.1:8000/v1", "http://127.0.0.1:6379/v1",
+    "http://127.0.0.1:5432", "http://[::1]:8000/v1", "http://0.0.0.0:8000/v1",
+    "http://localhost:8000/v1", "http://[::]:8000/v1", "http://[64:ff9b::7f00:1]/v1",
+    "http://[2002:7f00:1::]/v1",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("url", INTERNAL_SERVERS)
+def test_the_console_refuses_a_model_server_at_an_internal_address(
+    openai_project, staff_client, settings, url
+):  # noqa: ANN001
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = []
+    page = f"/admin/projects/{openai_project.pk}/"
+    response = staff_client.post(page, settings_form(openai_project, openai_base_url=url))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "not reachable from the server" in html and "ASKDOCS_ALLOWED_PRIVATE_HOSTS" in html
+    openai_project.refresh_from_db()
+    assert openai_project.openai_base_url == ""
+
+
+def test_a_stored_model_server_at_an_internal_address_is_never_asked(
+    openai_project, broken, settings
+):
+    # Saved before the check, or straight into the database: refused where it connects.
+    use(openai_project, broken.url)
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = []
+    runtime.reset()
+    result = asking.ask(project=openai_project, **REFUND)
+    assert result.generator == "extractive" and "refund within 30 days" in result.answer
+    assert broken.hits == 0
+    logged = Interaction.objects.get(project=openai_project)
+    assert "non-public address 127.0.0.1" in logged.fallback
+    assert "attempts" not in logged.fallback  # no retry changes an address
+
+    # The allow-list names it: asked.
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = ["127.0.0.1"]
+    runtime.reset()
+    reset_circuits()
+    broken.reply(parts=[chunk("Ask for a refund [1]."), b"data: [DONE]\n\n"])
+    assert asking.ask(project=openai_project, **REFUND).answer == "Ask for a refund [1]."
+    assert broken.hits == 1
+
+
+def test_the_sites_own_model_server_is_reached_wherever_it_is(openai_project, broken, settings):
+    # ASKDOCS_OPENAI_BASE_URL is the operator's choice, not a staff member's: no allow-list.
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = []
+    settings.ASKDOCS_OPENAI_BASE_URL = broken.url
+    runtime.reset()
+    broken.reply(parts=[chunk("Ask for a refund [1]."), b"data: [DONE]\n\n"])
+    assert asking.ask(project=openai_project, **REFUND).answer == "Ask for a refund [1]."
+    assert broken.hits == 1

@@ -28,7 +28,8 @@ from tests.llama_server import is_processing, start_llama_server, tokens_written
 from tests.servers import stop
 from tests.test_local_model import REFUNDS, passages
 
-pytestmark = pytest.mark.local_model
+# The server is a project's own, on a loopback port: reached only because the tests allow it.
+pytestmark = [pytest.mark.local_model, pytest.mark.usefixtures("allow_loopback")]
 
 REFUND = {"question": "How do I get my money back?", "topic": "Billing"}
 

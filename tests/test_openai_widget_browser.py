@@ -13,7 +13,10 @@ from assistant.wiring.resilience import reset_circuits
 from tests.test_openai_generator import llama  # noqa: F401 - fixture
 from tests.test_widget_browser import ARTIFACTS, live, page, record_frames  # noqa: F401
 
-pytestmark = [pytest.mark.browser, pytest.mark.local_model, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.browser, pytest.mark.local_model, pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("allow_loopback"),  # the project's server is on a loopback port
+]  # fmt: skip
 
 MODEL = "qwen2.5-coder-1.5b"
 

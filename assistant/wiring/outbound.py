@@ -1,11 +1,14 @@
-"""Requests the server makes on someone else's behalf (website crawls, handoff webhooks):
-only to global addresses unless the deployment's allow-list names the host, and never past
-a deadline.
+"""Requests the server makes on someone else's behalf (website crawls, handoff webhooks, a
+project's model server): only to global addresses unless the deployment's allow-list names
+the host, and never past a deadline.
 
 The check happens where the connection is made: the host is resolved once, every address it
 resolves to is checked, and the socket connects to a checked address, so a name that resolves
 differently a moment later (DNS rebinding) changes nothing. Redirects are never followed
 automatically: a caller follows each one itself, and its request goes through the same check.
+
+An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is global
+only when the IPv4 address it carries is too: a translator on the way would deliver to it.
 
 A deadline (`deadline(seconds)`) bounds a whole request, body included: every connect and
 read is given at most the time that is left, so a server that sends one byte every few
@@ -75,10 +78,68 @@ def allow_list() -> AllowList:
     return AllowList.parse(settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS)
 
 
+def server_allow_list(url: str) -> AllowList:
+    """The allow-list for a model server: the deployment's, plus the server's own host when the
+    deployment's settings name that server (OLLAMA_HOST, ASKDOCS_OPENAI_BASE_URL): the operator
+    chose it, wherever it is. A project's own server URL is staff's say, and checked."""
+    allowed = allow_list()
+    configured = (settings.OLLAMA_HOST, settings.ASKDOCS_OPENAI_BASE_URL)
+    origin = _origin(url)
+    if origin is None or origin not in {_origin(server) for server in configured if server}:
+        return allowed
+    return AllowList(allowed.hosts | {origin[1]}, allowed.networks)
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """(scheme, host, port) as a client would connect (a bare `host:port` is http)."""
+    try:
+        parts = urlsplit(url.strip() if "://" in url else f"http://{url.strip()}")
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+    except ValueError:
+        return None
+    host = (parts.hostname or "").rstrip(".")
+    return (parts.scheme.lower(), host, port) if host else None
+
+
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")  # RFC 8215: never global
+_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")  # SIIT's IPv4-translated addresses
+_COMPATIBLE = ipaddress.IPv6Network("::/96")  # deprecated IPv4-compatible addresses
+
+
+def carried_ipv4(address: Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries: IPv4-mapped and -compatible, SIIT, NAT64
+    (64:ff9b::/96), 6to4 (2002::/16) and Teredo (2001::/32, its server and client)."""
+    if isinstance(address, ipaddress.IPv4Address):
+        return []
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    carried = [address.ipv4_mapped] if address.ipv4_mapped else []
+    if address in _NAT64 or address in _TRANSLATED or (address in _COMPATIBLE and int(low) > 1):
+        carried.append(low)
+    if address.sixtofour:
+        carried.append(address.sixtofour)
+    if address.teredo:
+        carried.extend(address.teredo)
+    return carried
+
+
 def is_public(address: Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        address = address.ipv4_mapped
-    return address.is_global and not address.is_multicast
+    if isinstance(address, ipaddress.IPv6Address) and address in _NAT64_LOCAL:
+        return False
+    return all(
+        each.is_global and not each.is_multicast for each in (address, *carried_ipv4(address))
+    )
+
+
+def was_refused(exc: BaseException) -> bool:
+    """Whether a failed request (httpx's error, or a client library's around it) was refused
+    here, for its address, rather than failing on the network: no retry will change that."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, Refused):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def checked_addresses(host: str, port: int, allowed: AllowList) -> list[str]:
@@ -108,15 +169,15 @@ def checked_addresses(host: str, port: int, allowed: AllowList) -> list[str]:
     return addresses
 
 
-def refusal(url: str) -> str:
+def refusal(url: str, *, allowed: AllowList | None = None) -> str:
     """Why a URL given in a form would not be requested ("" when it would): for a clear form
-    error at once, rather than a failed sync or delivery later."""
+    error at once, rather than a failed sync, delivery or answer later."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return "Enter an http or https URL."
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        checked_addresses(parts.hostname, port, allow_list())
+        checked_addresses(parts.hostname, port, allowed or allow_list())
     except Refused as refused:
         return f"This address is not reachable from the server: {refused}."
     except (httpcore.ConnectError, ValueError):
@@ -212,15 +273,25 @@ class _Backend(httpcore.SyncBackend):
         raise Refused("unix sockets are not requested")
 
 
+def transport(
+    *, allowed: AllowList | None = None, limits: httpx.Limits | None = None
+) -> httpx.HTTPTransport:
+    """An httpx transport whose every connection is checked, under any deadline in force. A
+    client given a transport ignores proxy settings in the environment (a proxy would connect
+    for us, unchecked); its own `limits` too, hence `limits` here."""
+    checked = httpx.HTTPTransport(limits=limits) if limits else httpx.HTTPTransport()
+    # httpx builds its connection pool without a way to pass a network backend.
+    checked._pool._network_backend = _Backend(allowed or allow_list())
+    return checked
+
+
 def client(
     *, timeout: float, headers: dict[str, str] | None = None, allowed: AllowList | None = None
 ) -> httpx.Client:
-    """An httpx client whose every connection is checked, under any deadline in force, that
-    never follows a redirect by itself and ignores proxy settings in the environment (a
-    proxy would connect for us, unchecked)."""
-    transport = httpx.HTTPTransport()
-    # httpx builds its connection pool without a way to pass a network backend.
-    transport._pool._network_backend = _Backend(allowed or allow_list())
+    """An httpx client over `transport()` that never follows a redirect by itself."""
     return httpx.Client(
-        transport=transport, timeout=timeout, headers=headers, follow_redirects=False
+        transport=transport(allowed=allowed),
+        timeout=timeout,
+        headers=headers,
+        follow_redirects=False,
     )

@@ -131,6 +131,18 @@ def test_the_command_runs_the_checks_for_ci_and_fails_when_one_fails(demo, tmp_p
     assert json.loads(out.read_text())["failed"] == 1
 
 
+@pytest.mark.parametrize("where", ["missing/checks.json", "folder", "file/checks.json"])
+def test_the_command_says_at_once_when_it_cannot_write_its_json(demo, tmp_path, where):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("not a folder")
+    check_create(project=demo, question=REFUND, topic="Billing", expect="answered")
+    with pytest.raises(CommandError, match=r"^Cannot write .*\.$"):
+        call_command("check_answers", "--project", "Demo", "--json", str(tmp_path / where))
+    # Refused before any check ran: none has a result.
+    assert all(check.last_result is None for check in AnswerCheck.objects.filter(project=demo))
+    assert not CheckRun.objects.filter(project=demo).exists()
+
+
 def test_readers_cannot_keep_or_run_checks(reader_client, demo):
     body = {"project": demo.pk, "question": "Q?", "expect": "refused", "history": "[]"}
     assert reader_client.post("/admin/checks/new/", body).status_code == 403

@@ -87,6 +87,24 @@ def test_the_form_refuses_a_link_that_is_not_http_and_stores_nothing(staff_clien
     ).exists()
 
 
+@pytest.mark.parametrize(
+    ("url", "because"),
+    [("http://exa mple.com/", "not a host name"), ("https://exa\tmple.com/", "not a host name"),
+     ("https://docs.example/my page", "a link holds no spaces"),
+     ("https://docs.example:80x/", "not a port number")],
+)  # fmt: skip
+def test_the_form_refuses_a_link_no_browser_could_open_and_stores_nothing(
+    staff_client, acme, url, because
+):  # noqa: ANN001
+    response = staff_client.post(
+        f"/admin/curated/write/?project={acme.pk}",
+        {"project": acme.pk, "phrasings": CHEAPER, "answer": ANSWER, "url": url},
+    )
+    assert response.status_code == 200
+    assert because in response.content.decode()
+    assert not CuratedAnswer.objects.exists()
+
+
 def test_editing_reindexes_and_retiring_takes_it_out_of_the_index_at_once(staff_client, acme):
     curated = curated_answer_save(project=acme, phrasings=[CHEAPER], answer=ANSWER)
     edited = "Yes: downgrades apply from the next billing period; write to billing@acme.example."

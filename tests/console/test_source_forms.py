@@ -91,6 +91,11 @@ INTERNAL_URLS = [
     "http://0.0.0.0:8000/docs/",
     "http://127.0.0.1:5432/",  # PostgreSQL
     "http://localhost:6379/",  # Redis
+    "http://[::]:8000/docs/",
+    "http://[::ffff:127.0.0.1]:8000/docs/",  # IPv4-mapped
+    "http://[64:ff9b::7f00:1]/docs/",  # NAT64 of 127.0.0.1
+    "http://[2002:7f00:1::]/docs/",  # 6to4 of 127.0.0.1
+    "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",  # Teredo, client 127.0.0.1
 ]
 
 

@@ -26,6 +26,10 @@ HISTORY = (
 )
 
 
+# The fake servers listen on loopback ports that OLLAMA_HOST does not name: allowed explicitly.
+pytestmark = pytest.mark.usefixtures("allow_loopback")
+
+
 @pytest.fixture(autouse=True)
 def fresh_circuits() -> Iterator[None]:
     # Breakers are process-wide and keyed by host:port; a port can come back in a later test.
@@ -346,3 +350,38 @@ def test_it_names_a_missing_embedding_model(fake_ollama: FakeOllama) -> None:
 
     assert "ollama pull mxbai-embed-large" in str(raised.value)
     assert len(fake_ollama.requests) == 1
+
+
+# -- the outbound guard -------------------------------------------------------------------
+
+
+def test_a_host_at_an_internal_address_that_the_settings_do_not_name_is_never_asked(
+    fake_ollama: FakeOllama, settings: Any
+) -> None:
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = []
+    settings.OLLAMA_HOST = ""
+
+    with pytest.raises(GeneratorUnavailable, match="non-public address 127.0.0.1") as refused:
+        list(generator(fake_ollama.url).stream(make_prompt()))
+    assert "attempts" not in str(refused.value)  # no retry changes an address
+    with pytest.raises(UpstreamUnavailable, match="non-public address 127.0.0.1"):
+        OllamaEmbedder(fake_ollama.url).embed_query("keys")
+    assert fake_ollama.requests == []
+
+
+def test_the_host_ollama_host_names_is_the_operators_choice_and_reached(
+    fake_ollama: FakeOllama, settings: Any
+) -> None:
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = []
+    settings.OLLAMA_HOST = fake_ollama.url
+
+    assert "".join(generator(fake_ollama.url).stream(make_prompt()))
+    assert len(OllamaEmbedder(fake_ollama.url).embed_query("keys")) == fake_ollama.dimension
+
+
+def test_a_redirect_from_the_server_is_not_followed(fake_ollama: FakeOllama) -> None:
+    with FakeOllama() as elsewhere:
+        fake_ollama.redirect_to = elsewhere.url
+        with pytest.raises(GeneratorUnavailable):
+            list(generator(fake_ollama.url).stream(make_prompt()))
+        assert elsewhere.requests == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from assistant.rag.memory import injection
@@ -63,10 +64,17 @@ the rules.
 </notes>"""
 
 
+#: A fence marker as a model may read one: any case, spaces inside, attributes.
+_NOTES_MARKER = re.compile(r"<\s*/?\s*notes\b[^<>]*>", re.IGNORECASE)
+
+
 def custom_instructions(notes: str) -> str:
     """The project's notes as the prompt carries them ("" when there are none). A note cannot
-    close its fence early: the markers are taken out of it."""
-    notes = notes.replace("<notes>", "").replace("</notes>", "").strip()
+    close its fence early: the markers are taken out of it until none is left (taking one out
+    of `<</notes>/notes>` leaves another)."""
+    while (unfenced := _NOTES_MARKER.sub("", notes)) != notes:
+        notes = unfenced
+    notes = notes.strip()
     if not notes:
         return ""
     return _INSTRUCTIONS.format(notes=notes[:MAX_INSTRUCTIONS_CHARS])

@@ -5,6 +5,10 @@ token (it loads the model and evaluates the prompt before writing anything), so 
 the headers is the wait for the first token and runs under the first-token read timeout. Once
 the headers are in, a response hook lowers the read timeout of the body to the between-tokens
 timeout. httpx applies read timeouts to each socket read, i.e. between chunks.
+
+Connections go through the outbound guard (assistant/wiring/outbound.py) like every request
+made on someone's say: the server OLLAMA_HOST names is the operator's choice and reached
+wherever it is; any other host must be global or allowed. Redirects are not followed.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import ollama
 
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Cut, Prompt
+from assistant.wiring import outbound
 from assistant.wiring.resilience import Resilience, UpstreamUnavailable, describe, is_transient
 
 NOMIC_QUERY_PREFIX = "search_query: "
@@ -49,7 +54,22 @@ def worth_retrying(exc: BaseException) -> bool:
     # Errors streamed before the first token carry no status (e.g. the runner crashed).
     if isinstance(exc, ollama.ResponseError) and exc.status_code < 0:
         return True
-    return is_transient(exc)
+    return is_transient(exc) and not outbound.was_refused(exc)
+
+
+def _embedding_worth_retrying(exc: BaseException) -> bool:
+    return is_transient(exc) and not outbound.was_refused(exc)
+
+
+def _client(host: str, timeout: httpx.Timeout, **hooks: Any) -> ollama.Client:
+    """An Ollama client whose connections are checked and that follows no redirect."""
+    return ollama.Client(
+        host=host,
+        timeout=timeout,
+        follow_redirects=False,
+        transport=outbound.transport(allowed=outbound.server_allow_list(host)),
+        **hooks,
+    )
 
 
 class _LazyClient:
@@ -113,11 +133,7 @@ class OllamaGenerator:
             write=self.between_tokens_timeout,
             pool=self.connect_timeout,
         )
-        return ollama.Client(
-            host=self.host,
-            timeout=timeout,
-            event_hooks={"response": [self._after_headers]},
-        )
+        return _client(self.host, timeout, event_hooks={"response": [self._after_headers]})
 
     def _after_headers(self, response: httpx.Response) -> None:
         # httpcore reads the body's read timeout from the request extensions when the body
@@ -250,14 +266,14 @@ class OllamaEmbedder:
         self.document_prefix = document_prefix
         self.batch_size = batch_size
         self.keep_alive = keep_alive
-        self.resilience = resilience or Resilience(upstream_name(self.host))
+        self.resilience = resilience or Resilience(
+            upstream_name(self.host), retry_if=_embedding_worth_retrying
+        )
         self._expected_dimension = dimension
         self._dimension = dimension
         self._client = _LazyClient(
             self.host,
-            lambda: ollama.Client(
-                host=self.host, timeout=httpx.Timeout(timeout, connect=connect_timeout)
-            ),
+            lambda: _client(self.host, httpx.Timeout(timeout, connect=connect_timeout)),
         )
 
     @property
@@ -298,6 +314,8 @@ class OllamaEmbedder:
             )
         except UpstreamUnavailable:
             raise
+        except (ConnectionError, httpx.ConnectError) as exc:  # refused for its address
+            raise UpstreamUnavailable(self.resilience.name, _root_cause(exc)) from exc
         except ollama.ResponseError as exc:
             detail = exc.error
             if exc.status_code == 404:

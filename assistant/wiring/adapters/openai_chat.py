@@ -17,6 +17,10 @@ down, even while the thread still waits for the first byte), and the server stop
 when its client goes away.
 
 The API key travels only in the Authorization header: it is in no message, log line or repr.
+
+A project names its server on a staff member's say, so every connection goes through the
+outbound guard (assistant/wiring/outbound.py): an internal address is refused unless the
+deployment allows it or its own settings name that server.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import httpx
 
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Prompt
+from assistant.wiring import outbound
 from assistant.wiring.resilience import Resilience, UpstreamUnavailable, describe, is_transient
 
 
@@ -94,7 +99,7 @@ def worth_retrying(exc: BaseException) -> bool:
     # become one. Both fail the call (and count against the breaker).
     if isinstance(exc, FirstTokenTimeout | MalformedStream | httpx.ReadTimeout):
         return False
-    return is_transient(exc)
+    return is_transient(exc) and not outbound.was_refused(exc)
 
 
 _END = object()
@@ -230,7 +235,10 @@ class OpenAIGenerator:
             follow_redirects=False,
             # A connection per question: its socket is known from the start (see _Request.stop),
             # and a handshake costs nothing beside a model's seconds.
-            limits=httpx.Limits(max_keepalive_connections=0),
+            transport=outbound.transport(
+                allowed=outbound.server_allow_list(endpoint.chat_url),
+                limits=httpx.Limits(max_keepalive_connections=0),
+            ),
         )
 
     def close(self) -> None:

@@ -24,6 +24,9 @@ class Command(BaseCommand):
         project = Project.objects.filter(name=options["project"]).first()
         if project is None:
             raise CommandError(f"No project named {options['project']!r}.")
+        out = Path(str(options["json"])) if options["json"] else None
+        if out is not None:
+            _check_writable(out)  # before minutes of checks, not after them
         started = time.perf_counter()
 
         def progress(run: CheckRun) -> None:
@@ -46,8 +49,24 @@ class Command(BaseCommand):
             self.stdout.write(f"{mark}  {check.question}" + (f"  ({detail})" if detail else ""))
         summary = {"project": project.name, "total": run.total, "failed": run.failed,
                    "seconds": round(seconds, 2), "checks": rows}  # fmt: skip
-        if options["json"]:
-            Path(str(options["json"])).write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        if out is not None:
+            try:
+                out.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+            except OSError as error:
+                raise CommandError(f"Cannot write {out}: {error.strerror or error}.") from None
         self.stdout.write(f"{run.total - run.failed} of {run.total} passed in {seconds:.1f} s")
         if run.failed:
             raise CommandError(f"{run.failed} check{'s' if run.failed != 1 else ''} failed.")
+
+
+def _check_writable(path: Path) -> None:
+    """Open the file as the end of the run will (a file made only for this is removed again):
+    the system's own answer, whoever runs the command."""
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise CommandError(f"Cannot write {path}: {error.strerror or error}.") from None
+    if not existed:
+        path.unlink()
