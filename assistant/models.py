@@ -17,6 +17,7 @@ from django.core.validators import (
 )
 from django.db import models
 
+from assistant.privacy.models import PrivacySettings
 from assistant.rag.prompting import MAX_INSTRUCTIONS_CHARS
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 from assistant.sealing import seal, unseal
@@ -98,8 +99,9 @@ sms_number_validator = RegexValidator(
 )
 
 
-class Project(models.Model):
-    """A site that embeds the widget (and/or a phone number that answers SMS)."""
+class Project(PrivacySettings):
+    """A site that embeds the widget (and/or a phone number that answers SMS); its privacy
+    settings are in assistant/privacy/models.py."""
 
     class ContactSupport(models.TextChoices):
         NONE = "", 'None: no "Ask a person"'
@@ -381,6 +383,10 @@ class Interaction(models.Model):
 # Models of the SMS channel and of user memory live with them; importing them here registers them.
 from assistant.handoff.models import Handoff  # noqa: E402
 from assistant.memory.models import UserFact  # noqa: E402
+from assistant.privacy.models import PrivacyAudit  # noqa: E402
 from assistant.sms.models import SmsConversation, SmsMessage  # noqa: E402
 
-__all__ = ["Handoff", "Interaction", "Project", "SmsConversation", "SmsMessage", "UserFact"]
+__all__ = [
+    "Handoff", "Interaction", "PrivacyAudit", "Project", "SmsConversation", "SmsMessage",
+    "UserFact",
+]  # fmt: skip

@@ -19,6 +19,11 @@ from assistant.privacy.custom_patterns import CustomPattern, PatternError
 from assistant.privacy.masking import Masker, iban_valid, luhn_valid, mask, placeholders_in
 
 DATA = Path(__file__).parent / "data" / "pii_messages.jsonl"
+LOOK_ALIKES = [
+    "release 10.0.19041.1 at 2024-03-15 12:30:45",
+    "order #123456789 cost $49.99",
+    "commit 3f9a2b1c4d5e6f708192a3b4c5d6e7f809112233",
+]
 ROWS = [json.loads(line) for line in DATA.read_text().splitlines()]
 
 

@@ -44,6 +44,7 @@ from assistant.errors import IntakeError
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
 from assistant.overload import log_database_trouble
+from assistant.privacy.projects import masked
 from assistant.rag.types import Settings, Turn
 
 MAX_TOPIC_CHARS = 200
@@ -291,6 +292,8 @@ def ask_request(data: Mapping[str, Any], *, project: Project, caller: Caller) ->
     question, topic, conversation_id = fields_of(
         data, question_field, topic_field, conversation_field
     )
+    # Personal data is masked here, once for every door: what is kept, searched and sent on.
+    question = masked(project, question)
     user_key = user_key_for(data, project=project, caller=caller)
     history: list[Turn] = []
     new = not conversation_id
@@ -340,7 +343,7 @@ def retrieve_request(
     limit("retrieve", client=caller.client)
     knobs = settings_for(project)
     return RetrieveRequest(
-        project=project, question=question, topic=topic, num_results=wanted,
+        project=project, question=masked(project, question), topic=topic, num_results=wanted,
         settings=settings_for(
             project, num_candidates=max(knobs.num_candidates, wanted), max_kept=wanted,
             rerank=rerank,

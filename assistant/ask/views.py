@@ -18,6 +18,7 @@ from assistant.errors import IntakeError
 from assistant.markdown import render
 from assistant.models import Interaction, Project
 from assistant.overload import log_database_trouble
+from assistant.privacy.projects import masked
 from assistant.wiring import readiness
 
 
@@ -49,7 +50,7 @@ def home(request: HttpRequest) -> HttpResponse:
             )
         else:
             result = services.ask(
-                project=project, question=question, topic=topic,
+                project=project, question=masked(project, question), topic=topic,
                 channel=Interaction.Channel.WIDGET,
                 client=request.META.get("REMOTE_ADDR", ""),
             )  # fmt: skip

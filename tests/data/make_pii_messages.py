@@ -1,3 +1,4 @@
+# ruff: noqa: E501
 """Writes tests/data/pii_messages.jsonl: help-desk messages in English, labelled with the
 personal data in them (`pii`: kind and value) and the look-alikes that must stay as written
 (`keep`: versions, order ids, prices, dates, timestamps, hashes, ids, tracking numbers).

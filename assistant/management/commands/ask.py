@@ -6,6 +6,7 @@ from django.db import DatabaseError
 from assistant.ask import intake, services
 from assistant.errors import IntakeError
 from assistant.models import Interaction, Project
+from assistant.privacy.projects import masked
 
 
 class Command(BaseCommand):
@@ -25,7 +26,10 @@ class Command(BaseCommand):
         except IntakeError as error:
             raise CommandError(f"{error.code}: {error.message}") from None
         result = services.ask(
-            project=project, question=question, topic=topic, channel=Interaction.Channel.CLI
+            project=project,
+            question=masked(project, question),
+            topic=topic,
+            channel=Interaction.Channel.CLI,
         )
         interaction = (
             Interaction.objects.filter(answer_id=result.answer_id).first()
