@@ -3,9 +3,14 @@ before they are stored), retention periods."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from assistant.models import Project
+from assistant.memory.models import UserFact
+from assistant.memory.services import memory_remember
+from assistant.models import PrivacyAudit, Project
+from assistant.privacy.retention import retention_run
 from tests.console.test_projects import form_data
 
 pytestmark = pytest.mark.django_db
@@ -54,3 +59,46 @@ def test_bad_privacy_settings_are_refused_next_to_their_field(
     assert message in " ".join(response.context["form"].errors[field])
     shop.refresh_from_db()
     assert shop.mask_patterns == [] and shop.keep_memory_days == 0
+
+
+def test_the_project_page_says_what_is_masked_and_kept_for_how_long(staff_client, shop):
+    shop.keep_conversations_days = 90
+    shop.mask_patterns = [{"label": "account", "pattern": "ACC-\\d{8}"}]
+    shop.save()
+    retention_run(actor="test")
+    html = staff_client.get(f"/admin/projects/{shop.pk}/").content.decode()
+    card = html[html.index('data-testid="privacy"') :]
+    assert "card numbers (Luhn-checked)" in card and "your own kinds: account" in card
+    assert "<td>90 days</td>" in card and "until erased" in card
+    assert "Last retention run" in card and "nothing was past its period" in card
+    shop.mask_personal_data = False
+    shop.save()
+    html = staff_client.get(f"/admin/projects/{shop.pk}/").content.decode()
+    assert "<strong>not masked</strong>" in html
+
+
+def test_staff_export_and_erase_one_persons_data_from_the_console(staff_client, shop, staff):
+    key = "visitor:" + "a" * 20
+    memory_remember(project=shop, user_key=key, text="I run the Lisbon office")
+    page = f"/admin/projects/{shop.pk}/privacy/"
+    assert staff_client.get(page).status_code == 200
+
+    exported = staff_client.post(page, {"who": key, "action": "export"})
+    assert exported["Content-Type"] == "application/json"
+    assert json.loads(exported.content)["memory_facts"][0]["text"] == "I run the Lisbon office"
+
+    refused = staff_client.post(page, {"who": key, "action": "erase"})
+    assert "Tick this box" in refused.content.decode() and UserFact.objects.exists()
+    unknown = staff_client.post(page, {"who": "Lisbon", "action": "export"})
+    assert "E.164" in unknown.content.decode()
+
+    erased = staff_client.post(page, {"who": key, "action": "erase", "confirm": "on"}, follow=True)
+    assert "Erased: facts: 1." in erased.content.decode()
+    assert not UserFact.objects.exists()
+    audits = list(PrivacyAudit.objects.values_list("action", "actor", "identifier_kind"))
+    actor = f"staff:{staff.pk}"
+    assert audits == [("erase", actor, "visitor"), ("export", actor, "visitor")]
+
+
+def test_readers_cannot_reach_the_privacy_requests(reader_client, shop):
+    assert reader_client.get(f"/admin/projects/{shop.pk}/privacy/").status_code == 403
