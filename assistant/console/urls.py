@@ -6,7 +6,6 @@ from django.urls import include, path
 from assistant.console import (
     connect_views,
     handoff_views,
-    privacy_views,
     project_views,
     sandbox_stream,
     views,
@@ -32,13 +31,11 @@ urlpatterns = [
     ),
     path("", include("feedback.console.urls")),
     path("", include("ingestion.console.urls")),
+    path("", include("assistant.privacy.console.urls")),
     path("handoffs/", handoff_views.handoff_list, name="console-handoffs"),
     path("projects/", project_views.project_list, name="console-projects"),
     path("projects/new/", project_views.project_new, name="console-project-new"),
     path("projects/<int:pk>/", project_views.project_detail, name="console-project"),
-    path(
-        "projects/<int:pk>/privacy/", privacy_views.project_privacy, name="console-project-privacy"
-    ),
     path(
         "projects/<int:pk>/rotate-secret/",
         project_views.project_rotate_secret,
