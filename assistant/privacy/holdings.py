@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 from pathlib import Path
 
 from django.conf import settings
@@ -149,5 +150,5 @@ def outbox_files_of(handoffs: QuerySet[Handoff, tuple[int, str]]) -> list[Path]:
     return found
 
 
-def _ids(queryset: QuerySet) -> list[int]:  # type: ignore[type-arg]
+def _ids(queryset: QuerySet[Any, Any]) -> list[int]:
     return sorted(queryset.values_list("pk", flat=True))

@@ -29,8 +29,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options) -> None:
         if options["action"] == "retention":
-            counts = retention_run(actor="command")
-            self.stdout.write(json.dumps(counts, indent=2))
+            report = retention_run(actor="command")
+            self.stdout.write(json.dumps(report, indent=2))
             return
         try:
             person = person_from(options["who"])
