@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from assistant.ask import intake
 from assistant.ask.handoff_intake import handoff_request
+from assistant.memory.models import UserFact
 from assistant.models import Interaction, Project
 from assistant.wiring import runtime
 from assistant.wiring.resilience import reset_circuits
@@ -124,3 +125,18 @@ def test_feedback_comments_and_handoff_messages_are_masked(demo, client):
     )  # fmt: skip
     assert handed.message == "Call me on [phone]"
     assert handed.email == PERSONAL["email"]  # given on purpose, for support to reply
+
+
+def test_what_a_visitor_asks_to_be_remembered_is_remembered_masked(demo, client):
+    visitor = "v" * 24
+    response = client.post(
+        "/api/v1/ask",
+        {"project": demo.public_key, "visitor_id": visitor,
+         "question": f"Remember that my billing address is {PERSONAL['email']}, plan Pro"},
+        content_type="application/json", HTTP_ORIGIN=ORIGIN,
+    )  # fmt: skip
+    assert response.status_code == 200, response.content
+    stored = list(UserFact.objects.filter(user_key=f"visitor:{visitor}"))
+    assert all(PERSONAL["email"] not in fact.text for fact in stored)
+    logged = Interaction.objects.get(answer_id=response.json()["answer_id"])
+    assert PERSONAL["email"] not in logged.question + logged.answer
