@@ -4,10 +4,13 @@ stays, the numbers the charts count stay, and each run is counted in an audit re
 
 from __future__ import annotations
 
+import json
 import uuid
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from assistant.ask import services
@@ -126,3 +129,11 @@ def test_a_second_run_deletes_nothing_more_and_unlimited_projects_are_left_alone
     assert Interaction.objects.get(pk=kept.pk).question == kept.question
     assert PrivacyAudit.objects.filter(project=keeper).count() == 0
     assert PrivacyAudit.objects.filter(project=project).count() == 2
+
+
+def test_the_command_runs_retention_and_prints_what_it_deleted(project):
+    aged(project, "oldword", days=100)
+    out = StringIO()
+    call_command("privacy", "retention", stdout=out)
+    assert json.loads(out.getvalue())[project.name]["interactions"] == 1
+    assert PrivacyAudit.objects.get(project=project).actor == "command"
