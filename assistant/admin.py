@@ -13,7 +13,14 @@ from django.utils import timezone
 
 from assistant.memory.selectors import memory_metrics
 from assistant.memory.services import memory_erase_user
-from assistant.models import Handoff, Project, SmsConversation, SmsMessage, UserFact
+from assistant.models import (
+    Handoff,
+    PrivacyAudit,
+    Project,
+    SmsConversation,
+    SmsMessage,
+    UserFact,
+)
 
 
 @admin.register(Project)
@@ -49,6 +56,17 @@ class HandoffAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "project", "email", "via", "status", "attempts"]
     list_filter = ["project", "via", "status"]
     search_fields = ["email", "conversation_id"]
+
+
+@admin.register(PrivacyAudit)
+class PrivacyAuditAdmin(ReadOnlyAdmin):
+    """Exports, erasures and retention runs: counts only, never whose data (docs/privacy.md)."""
+
+    list_display = ["created_at", "action", "project", "identifier_kind", "actor", "counts"]
+    list_filter = ["action", "project"]
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(SmsConversation)

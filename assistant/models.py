@@ -2,10 +2,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 import uuid
-from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.core.validators import (
@@ -17,6 +15,8 @@ from django.core.validators import (
 )
 from django.db import models
 
+from assistant.origins import normalise_origin, stored_origin, validate_origins, validate_server_url
+from assistant.privacy.models import PrivacySettings
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 from assistant.rag.write.prompting import MAX_INSTRUCTIONS_CHARS
 from assistant.sealing import seal, unseal
@@ -25,11 +25,6 @@ from assistant.wiring.generators import generator_choices
 
 #: The pipeline's knob defaults live once, in the core's `Settings`; new projects start there.
 PIPELINE_DEFAULTS = Settings()
-
-
-#: What may stand between `//` and the path of an origin: a host name, IPv4 or [IPv6] address,
-#: and a port. No user part, no percent-escapes, no backslashes.
-_HOST_AND_PORT = re.compile(r"(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
 def new_public_key() -> str:
@@ -52,55 +47,14 @@ def unknown_secret_digest() -> str:
     return secret_key_digest(new_secret_key())
 
 
-def normalise_origin(value: str) -> str:
-    """'HTTPS://Docs.Example.com:443/' -> 'https://docs.example.com': the whole origin (scheme,
-    host, port), compared as a whole. Raises ValueError, also for a user part
-    (`http://evil.example@app.example.com`): no browser sends one, and `hostname` alone would
-    read it as app.example.com."""
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{value!r} is not an origin like https://app.example.com")
-    if "@" in parts.netloc or not _HOST_AND_PORT.fullmatch(parts.netloc):
-        raise ValueError(f"{value!r} must be an origin only: scheme, host and port")
-    if parts.path not in ("", "/") or parts.query or parts.fragment:
-        raise ValueError(f"{value!r} must be an origin only, without a path")
-    default_port = {"http": 80, "https": 443}[parts.scheme]
-    port = f":{parts.port}" if parts.port and parts.port != default_port else ""
-    host = parts.hostname.lower()
-    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}{port}"
-
-
-def validate_server_url(value: str) -> None:
-    """An http(s) URL of a model server. Unlike URLValidator, a host without a dot is fine:
-    servers on a private network are often called `vllm` or `gpu-box`."""
-    try:
-        parts = urlsplit(value.strip())
-        parts.port  # noqa: B018 - raises ValueError on a bad port
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValidationError("Enter an http(s) URL, like http://gpu-box:8000/v1.")
-    if parts.username or parts.password or parts.query or parts.fragment:
-        raise ValidationError("Enter the URL without credentials, query or fragment.")
-
-
-def validate_origins(value: list[str]) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("Allowed origins must be a list of origins.")
-    for origin in value:
-        try:
-            normalise_origin(origin)
-        except ValueError as exc:
-            raise ValidationError(str(exc)) from None
-
-
 sms_number_validator = RegexValidator(
     r"^\+[1-9][0-9]{6,14}$", "Enter the number in E.164 form, like +15551234567."
 )
 
 
-class Project(models.Model):
-    """A site that embeds the widget (and/or a phone number that answers SMS)."""
+class Project(PrivacySettings):
+    """A site that embeds the widget (and/or a phone number that answers SMS); its privacy
+    settings are in assistant/privacy/models.py."""
 
     class ContactSupport(models.TextChoices):
         NONE = "", 'None: no "Ask a person"'
@@ -325,16 +279,7 @@ class Project(models.Model):
             wanted = normalise_origin(origin)
         except ValueError:
             return False
-        return any(_stored_origin(o) == wanted for o in self.allowed_origins)
-
-
-def _stored_origin(origin: str) -> str | None:
-    """A stored origin as compared now; None for one that today's rules refuse (saved before
-    they were tightened, e.g. with a user part): it lets nothing in, and never fails a door."""
-    try:
-        return normalise_origin(origin)
-    except ValueError:
-        return None
+        return any(stored_origin(o) == wanted for o in self.allowed_origins)
 
 
 class Interaction(models.Model):
@@ -397,6 +342,10 @@ class Interaction(models.Model):
 # Models of the SMS channel and of user memory live with them; importing them here registers them.
 from assistant.handoff.models import Handoff  # noqa: E402
 from assistant.memory.models import UserFact  # noqa: E402
+from assistant.privacy.models import PrivacyAudit  # noqa: E402
 from assistant.sms.models import SmsConversation, SmsMessage  # noqa: E402
 
-__all__ = ["Handoff", "Interaction", "Project", "SmsConversation", "SmsMessage", "UserFact"]
+__all__ = [
+    "Handoff", "Interaction", "PrivacyAudit", "Project", "SmsConversation", "SmsMessage",
+    "UserFact",
+]  # fmt: skip

@@ -9,4 +9,4 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("askdocs")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-app.autodiscover_tasks(["assistant.sms", "assistant.handoff"])  # their tasks.py
+app.autodiscover_tasks(["assistant.sms", "assistant.handoff", "assistant.privacy"])  # tasks.py

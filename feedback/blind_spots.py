@@ -118,6 +118,7 @@ def blind_spots(
         interactions_in(project=project, since=since)
         .filter(Q(refused=True) | Q(best_relevance__lt=below) | Q(best_relevance__isnull=True))
         .filter(error="")
+        .exclude(question="")  # past the retention period: numbers only, no text to cluster
         .exclude(generator="memory")  # "remember ..." searches nothing: not a question
     )
     rows = list(

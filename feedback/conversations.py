@@ -57,7 +57,9 @@ def conversation_list(
     or an answer of the conversation; `refused` / `voted_down` keep conversations with at
     least one such answer, `handed_over` those the visitor handed to a person.
     `conversation_rows` fills in the page's rows."""
-    mine = Interaction.objects.filter(project=project)
+    # A question past the project's retention period keeps its numbers, not its text: it is
+    # no longer a conversation to read (assistant/privacy/retention.py).
+    mine = Interaction.objects.filter(project=project).exclude(question="")
     rows = mine.filter(channel=channel) if channel else mine
     wanted = []
     if search:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from django.db import IntegrityError, transaction
 
 from assistant.models import Interaction, Project
+from assistant.privacy.projects import masked
 from feedback.models import BlindSpotMark, Feedback
 from feedback.question_vectors import normalised
 
@@ -18,7 +19,7 @@ def feedback_record(
     answer. `comment=None` keeps the comment already given. Returns (feedback, created)."""
     defaults: dict[str, object] = {"vote": vote}
     if comment is not None:
-        defaults["comment"] = comment.strip()
+        defaults["comment"] = masked(interaction.project, comment.strip())
     try:
         with transaction.atomic():
             return Feedback.objects.update_or_create(

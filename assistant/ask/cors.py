@@ -42,7 +42,8 @@ def known_origins() -> set[str]:
 
 
 def _load_origins() -> set[str]:
-    from assistant.models import Project, normalise_origin
+    from assistant.models import Project
+    from assistant.origins import normalise_origin
 
     origins = set()
     for allowed in Project.objects.values_list("allowed_origins", flat=True):
@@ -103,7 +104,7 @@ def forget_origins() -> None:
 
 @receiver(check_request_enabled)
 def cors_allow_project_origins(sender: Any, request: Any, **kwargs: Any) -> bool:
-    from assistant.models import normalise_origin
+    from assistant.origins import normalise_origin
 
     try:
         return normalise_origin(request.headers.get("Origin", "")) in known_origins()

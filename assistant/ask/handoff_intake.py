@@ -23,6 +23,7 @@ from assistant.ask.selectors import conversation_exists
 from assistant.errors import IntakeError
 from assistant.links import UnsafeUrl, http_url
 from assistant.models import Project
+from assistant.privacy.projects import masked
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,7 @@ def handoff_request(data: Mapping[str, Any], *, project: Project, caller: Caller
     limit("handoff", client=caller.client, conversation_id=conversation_id)
     return HandoffRequest(
         project=project, conversation_id=conversation_id, email=email, page_url=page_url,
-        message=message,
+        message=masked(project, message),
     )  # fmt: skip
 
 

@@ -44,6 +44,7 @@ from assistant.errors import UNAVAILABLE, IntakeError
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
 from assistant.overload import log_database_trouble
+from assistant.privacy.projects import masked
 from assistant.rag.types import Settings, Turn
 
 MAX_TOPIC_CHARS = 200
@@ -286,9 +287,11 @@ def let_in(
 ) -> AskRequest:
     """The request of a door that has validated, authorised and rate-limited its question
     itself, with the fields above (the home page's form, `manage.py ask`, an SMS already
-    taken in by its webhook): the project's settings are read here as for every other."""
+    taken in by its webhook): personal data is masked and the project's settings are read
+    here as for every other door."""
     return AskRequest(
-        project=project, question=question, topic=topic, conversation_id=conversation_id,
+        project=project, question=masked(project, question), topic=topic,
+        conversation_id=conversation_id,
         history=history, user_key=user_key, client=client, settings=settings_for(project),
     )  # fmt: skip
 
@@ -308,6 +311,8 @@ def ask_request(data: Mapping[str, Any], *, project: Project, caller: Caller) ->
     question, topic, conversation_id = fields_of(
         data, question_field, topic_field, conversation_field
     )
+    # Personal data is masked here, once for every door: what is kept, searched and sent on.
+    question = masked(project, question)
     user_key = user_key_for(data, project=project, caller=caller)
     history: list[Turn] = []
     new = not conversation_id
@@ -357,7 +362,7 @@ def retrieve_request(
     limit("retrieve", client=caller.client)
     knobs = settings_for(project)
     return RetrieveRequest(
-        project=project, question=question, topic=topic, num_results=wanted,
+        project=project, question=masked(project, question), topic=topic, num_results=wanted,
         settings=settings_for(
             project, num_candidates=max(knobs.num_candidates, wanted), max_kept=wanted,
             rerank=rerank,

@@ -4,7 +4,9 @@ from typing import Any
 
 from django import forms
 
-from assistant.models import Project, normalise_origin
+from assistant.models import Project
+from assistant.origins import normalise_origin
+from assistant.privacy import custom_patterns
 from assistant.rag.types import RERANK_MS_PER_CHUNK
 
 
@@ -31,6 +33,28 @@ class OriginsField(forms.CharField):
         return origins
 
 
+class MaskPatternsField(forms.CharField):
+    """A project's own masking patterns, one `label: pattern` a line; a checked list out."""
+
+    widget = forms.Textarea(attrs={"rows": 3, "placeholder": "account: ACC-\\d{8}"})
+
+    def prepare_value(self, value: object) -> object:
+        return custom_patterns.as_lines(value) if isinstance(value, list) else value
+
+    def clean(self, value: object) -> list[dict[str, str]]:
+        text = super().clean(value) or ""
+        try:
+            return [p.as_dict() for p in custom_patterns.parse_lines(str(text))]
+        except custom_patterns.PatternError as error:
+            raise forms.ValidationError(str(error)) from None
+
+
+RETENTION_FIELDS = (
+    "keep_conversations_days", "keep_feedback_comments_days", "keep_handoffs_days",
+    "keep_memory_days",
+)  # fmt: skip
+
+
 class ProjectForm(forms.ModelForm):
     allowed_origins = OriginsField(
         required=False, help_text="Pages on these origins may embed the widget. One per line."
@@ -44,6 +68,10 @@ class ProjectForm(forms.ModelForm):
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off"}),
     )
     openai_api_key_clear = forms.BooleanField(label="Forget the stored API key", required=False)
+    mask_patterns = MaskPatternsField(
+        label="Own patterns", required=False, max_length=5000,
+        help_text=str(Project._meta.get_field("mask_patterns").help_text),
+    )  # fmt: skip
 
     class Meta:
         model = Project
@@ -53,6 +81,7 @@ class ProjectForm(forms.ModelForm):
             "openai_api_key_clear", "check_llm_answers", "custom_instructions",
             "memory_threshold", "memory_learns_statements",
             "sms_number", "contact_support", "contact_support_target",
+            "mask_personal_data", "mask_patterns", *RETENTION_FIELDS,
         ]  # fmt: skip
         labels = {
             "num_candidates": "Candidates",
@@ -60,6 +89,10 @@ class ProjectForm(forms.ModelForm):
             "max_kept": "Kept at most",
             "memory_threshold": "Memory threshold",
             "memory_learns_statements": "Remember statements",
+            "keep_conversations_days": "Keep conversations (days)",
+            "keep_feedback_comments_days": "Keep feedback comments (days)",
+            "keep_handoffs_days": 'Keep "Ask a person" transcripts (days)',
+            "keep_memory_days": "Keep remembered facts (days)",
         }
         help_texts = {
             "threshold": "Chunks scoring at least this (0–1) may be used in an answer.",
@@ -79,6 +112,15 @@ class ProjectForm(forms.ModelForm):
             else "For the server's Authorization header. Empty: ASKDOCS_OPENAI_API_KEY "
             "(sent only to the server of ASKDOCS_OPENAI_BASE_URL)."
         )
+        for name in RETENTION_FIELDS:  # empty: kept until erased, like 0
+            self.fields[name].required = False
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        for name in RETENTION_FIELDS:
+            if cleaned.get(name) is None and name not in self.errors:
+                cleaned[name] = 0
+        return cleaned
 
     def save(self, commit: bool = True) -> Project:
         key = self.cleaned_data.get("openai_api_key", "")

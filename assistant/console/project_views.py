@@ -27,6 +27,7 @@ from assistant.console.project_services import (
 )
 from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from assistant.models import Project
+from assistant.privacy.summary import privacy_summary
 from ingestion.console.services import SourceBusy
 
 
@@ -84,6 +85,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context.update(_secret_context(request, project))
     context["form"] = form
     context["generator_notes"] = generator_notes(project)
+    context["privacy"] = privacy_summary(project=project)
     return TemplateResponse(request, "console/project.html", context)
 
 

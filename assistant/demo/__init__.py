@@ -10,7 +10,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from assistant.models import Project, normalise_origin
+from assistant.models import Project
+from assistant.origins import normalise_origin
 from ingestion.models import Source, SyncRun
 from ingestion.sync import source_sync
 

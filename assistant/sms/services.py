@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 
@@ -17,6 +17,7 @@ from assistant.ask.selectors import conversation_history
 from assistant.ask.services import ask
 from assistant.errors import UNAVAILABLE
 from assistant.models import Interaction, Project, SmsMessage
+from assistant.privacy.projects import masked
 from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
 from assistant.sms.deferral import run_within
 from assistant.sms.tasks import sms_send_reply
@@ -58,6 +59,8 @@ def sms_receive(
     """
     started = time.monotonic() if started is None else started
     now = now or timezone.now()
+    # The text is kept, and answered, masked (the sender's number is what a reply goes to).
+    inbound = replace(inbound, body=masked(project, inbound.body))
     command = classify(inbound.body)
     message = _record(project=project, inbound=inbound, kind=command.value, now=now)
     if message is None:

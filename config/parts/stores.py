@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import dj_database_url
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 from kombu import Queue
 
@@ -134,9 +135,11 @@ CELERY_TASK_ROUTES = {
 CELERY_TASK_QUEUES = [
     Queue(name) for name in (CELERY_TASK_DEFAULT_QUEUE, "syncs", "handoffs", "sms", "checks")
 ]
-# Beat asks every minute which sources are due (their schedule: hourly, daily, weekly).
+# Beat asks every minute which sources are due (their schedule: hourly, daily, weekly), and
+# deletes every night what projects keep no longer (assistant/privacy/retention.py).
 CELERY_BEAT_SCHEDULE = {
-    "ingestion-sync-due-sources": {"task": "ingestion.tasks.sync_due_sources", "schedule": 60.0}
+    "ingestion-sync-due-sources": {"task": "ingestion.tasks.sync_due_sources", "schedule": 60.0},
+    "privacy-retention": {"task": "privacy.retention", "schedule": crontab(hour=3, minute=30)},
 }
 
 # --- Ingestion limits -----------------------------------------------------------------------------

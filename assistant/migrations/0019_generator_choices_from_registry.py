@@ -7,7 +7,7 @@ import assistant.wiring.generators
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("assistant", "0017_project_openai_endpoint"),
+        ("assistant", "0018_privacy"),
     ]
 
     operations = [
