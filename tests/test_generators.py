@@ -130,10 +130,11 @@ def test_a_stalled_server_falls_back_to_quoting_the_passages_after_the_first_tok
     assert result.error == "" and not result.refused
     assert "refund within 30 days" in result.answer and result.answer.rstrip().endswith("[1]")
     assert result.generator == "extractive"
-    assert result.fallback.startswith("ollama:llama3.2 unavailable")
+    assert result.fallback == "unavailable"  # the server's own words are for the log only
     assert result.sources[0]["title"] == "Refunds and returns > Getting your money back"
     logged = Interaction.objects.get(project=ollama_project)
-    assert (logged.generator, logged.fallback, logged.error) == ("extractive", result.fallback, "")
+    assert (logged.generator, logged.error) == ("extractive", "")
+    assert logged.fallback.startswith("ollama:llama3.2 unavailable")
     # It gave up after the 0.5 s first-token timeout, not after the 5 s stall.
     assert logged.latency_ms["generate_ms"] < 4000
 

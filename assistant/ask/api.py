@@ -90,8 +90,9 @@ class AskApi(APIView):
             help_text="What wrote the answer: extractive, ollama, memory, or empty for a refusal."
         )
         fallback = serializers.CharField(
-            help_text="Why the project's generator did not answer (its server was unavailable), "
-            "or empty."
+            help_text="Why the project's generator's text does not stand, as a short code "
+            "(busy, unavailable, late, stopped, omits, ungrounded, cut, refused, empty), or "
+            "empty. The model server's own words are in the console's log, never here."
         )
         quote = serializers.CharField(
             help_text="With a model that writes (Ollama, the local model): the quoted answer, "

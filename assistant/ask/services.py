@@ -118,7 +118,7 @@ def ask_stream(
         "answer_id": str(interaction.answer_id), "refused": interaction.refused,
         "truncated": telling.truncated, "written": telling.outcome.written,
         "timings_ms": interaction.latency_ms, "generator": interaction.generator,
-        "fallback": interaction.fallback, "related": interaction.related,
+        "fallback": telling.outcome.reason, "related": interaction.related,
     })  # fmt: skip
 
 

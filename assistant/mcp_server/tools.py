@@ -68,7 +68,10 @@ class Answer(BaseModel):
     conversation_id: str = Field(description="Send it back with a follow-up question.")
     answer_id: str
     generator: str = Field(description="What wrote the answer; empty for a refusal.")
-    fallback: str = Field(description="Why the project's own generator did not answer, or empty.")
+    fallback: str = Field(
+        description="Why the project's own generator's text does not stand, as a short code "
+        "(busy, unavailable, late, …), or empty."
+    )
 
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -169,6 +169,13 @@ class Outcome:
     fallback: str = ""
     withheld: tuple[str, ...] = ()
 
+    @property
+    def reason(self) -> str:
+        """Why another generator's text stands, as a short code a visitor may see ("" when the
+        chosen one's does): `busy`, `unavailable`, `late`, `omits`, … A model server's own
+        words (its address, its error body) stay in `fallback`, for the log and the console."""
+        return (self.written or "unavailable") if self.fallback else ""
+
 
 #: One part of an answer as it streams.
 Part = str | Waiting | Cut | Written | Unwritten | Outcome
