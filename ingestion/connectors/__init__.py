@@ -4,7 +4,10 @@ reads the registry for `Source.kind`'s choices."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
+
+from django.utils.module_loading import import_string
 
 from ingestion.connectors.registry import BY_KIND
 
@@ -20,4 +23,5 @@ def connector_for(source: Source) -> Connector:
         from ingestion.connectors.base import ConnectorError
 
         raise ConnectorError(f"Unknown source kind {source.kind!r}")
-    return row.connector_for(source)
+    build = cast("Callable[[Source], Connector]", import_string(row.connector))
+    return build(source)

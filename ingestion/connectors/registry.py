@@ -3,23 +3,15 @@ function that builds its connector, its console form, its card on the console's 
 grid and its place in the manual. `connector_for`, `Source.kind`'s choices, the console's forms
 and cards all read this table: a new kind is its module and one row (see README.md here).
 
-Connectors and forms are named by dotted path and imported when first used: a website crawl
-pulls in httpx and lxml, and `ingestion.models` reads this module for its choices.
+Connectors and forms are named by dotted path and imported when first used
+(`ingestion.connectors.connector_for`, `ingestion.console.forms.form_for`): a website crawl
+pulls in httpx and lxml, and `ingestion.models` reads this module for its choices, so it
+imports nothing of ingestion.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
-
-from django.utils.module_loading import import_string
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from ingestion.connectors.base import Connector
-    from ingestion.console.forms import SourceForm
-    from ingestion.models import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +30,6 @@ class SourceKind:
     #: The line under its label on the "Add a source" grid, in this table's order; "" when it
     #: has no card.
     card: str = ""
-
-    def connector_for(self, source: Source) -> Connector:
-        build = cast("Callable[[Source], Connector]", import_string(self.connector))
-        return build(source)
-
-    def form_class(self) -> type[SourceForm] | None:
-        return cast("type[SourceForm]", import_string(self.form)) if self.form else None
 
 
 SOURCE_KINDS: tuple[SourceKind, ...] = (

@@ -9,9 +9,11 @@ from typing import Any, ClassVar, cast
 
 from django import forms
 from django.core.files.uploadedfile import UploadedFile
+from django.utils.module_loading import import_string
 
 from assistant.models import Project
 from assistant.wiring import outbound
+from ingestion.connectors.registry import BY_KIND
 from ingestion.connectors.website import DEFAULT_EXCLUDE
 from ingestion.models import Source
 from ingestion.support_answers import AnswerInput, ImportRejected, support_answers_parse
@@ -262,3 +264,12 @@ class SupportSourceForm(SourceForm):
         if merged.get("provider") == "import":
             merged.pop("token", None)  # a secret no connector uses any more
         return merged
+
+
+def form_for(kind: str) -> type[SourceForm] | None:
+    """The console form of a kind of source (its row in ingestion/connectors/registry.py names
+    it), or None: an unknown kind, or one the console does not create or edit with a form."""
+    row = BY_KIND.get(kind)
+    if row is None or not row.form:
+        return None
+    return cast("type[SourceForm]", import_string(row.form))

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from assistant.console_shell.access import console_context, staff_required
 from ingestion.connectors.registry import BY_KIND
-from ingestion.console.forms import FilesSourceForm, SourceForm, SupportSourceForm
+from ingestion.console.forms import FilesSourceForm, SourceForm, SupportSourceForm, form_for
 from ingestion.console.services import SourceBusy, source_create, source_delete, source_update
 from ingestion.models import Source
 from ingestion.selectors import source_counts
@@ -37,7 +37,7 @@ def _inputs(form: SourceForm) -> dict[str, object]:
 @staff_required
 def source_new(request: HttpRequest, kind: str) -> HttpResponse:
     row = BY_KIND.get(kind)
-    form_class = row.form_class() if row is not None else None
+    form_class = form_for(kind)
     if row is None or form_class is None:
         raise Http404("No such kind of source.")
     context = console_context(request, "sources")
@@ -70,7 +70,7 @@ def source_edit(request: HttpRequest, pk: int) -> HttpResponse:
     context = console_context(request, "sources")
     if source.kind == Source.Kind.CURATED:  # its documents are written on their own page
         return redirect(f"{reverse('console-curated')}?project={source.project_id}")
-    form_class = BY_KIND[source.kind].form_class()
+    form_class = form_for(source.kind)
     if form_class is None:
         raise Http404("This kind of source is not edited here.")
     extra = {"stored": source_files(source=source)} if form_class is FilesSourceForm else {}
