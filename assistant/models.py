@@ -16,7 +16,7 @@ from django.core.validators import (
 from django.db import models
 
 from assistant.origins import normalise_origin, stored_origin, validate_origins, validate_server_url
-from assistant.privacy.models import PrivacySettings
+from assistant.personal_data.models import PrivacySettings
 from assistant.rag.types import RERANK_MS_PER_CHUNK, Settings
 from assistant.rag.write.prompting import MAX_INSTRUCTIONS_CHARS
 from assistant.sealing import seal, unseal
@@ -342,7 +342,7 @@ class Interaction(models.Model):
 # Models of the SMS channel and of user memory live with them; importing them here registers them.
 from assistant.handoff.models import Handoff  # noqa: E402
 from assistant.memory.models import UserFact  # noqa: E402
-from assistant.privacy.models import PrivacyAudit  # noqa: E402
+from assistant.personal_data.models import PrivacyAudit  # noqa: E402
 from assistant.sms.models import SmsConversation, SmsMessage  # noqa: E402
 
 __all__ = [

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from django.db import IntegrityError, transaction
 
 from assistant.models import Interaction, Project
-from assistant.privacy.projects import masked
+from assistant.personal_data.projects import masked
 from feedback.models import BlindSpotMark, Feedback
 from feedback.question_vectors import normalised
 

@@ -1,4 +1,4 @@
-"""Masking of personal data (assistant/privacy/masking.py, custom_patterns.py): the labelled
+"""Masking of personal data (assistant/personal_data/masking.py, custom_patterns.py): the labelled
 set's recall and look-alikes (figures in docs/privacy.md), the checksums, a project's own
 patterns. No database."""
 
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.privacy import custom_patterns
-from assistant.privacy.custom_patterns import CustomPattern, PatternError
-from assistant.privacy.masking import Masker, iban_valid, luhn_valid, mask, placeholders_in
+from assistant.personal_data import custom_patterns
+from assistant.personal_data.custom_patterns import CustomPattern, PatternError
+from assistant.personal_data.masking import Masker, iban_valid, luhn_valid, mask, placeholders_in
 
 DATA = Path(__file__).parent / "data" / "pii_messages.jsonl"
 LOOK_ALIKES = [
@@ -155,7 +155,7 @@ def test_a_run_that_overruns_leaves_the_text_to_the_built_in_kinds():
 
 
 def test_the_masking_core_imports_no_django():
-    code = "import assistant.privacy.masking, assistant.privacy.custom_patterns, sys; "
+    code = "import assistant.personal_data.masking, assistant.personal_data.custom_patterns, sys; "
     code += "assert 'django' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 

@@ -23,7 +23,7 @@ from assistant.ask.selectors import conversation_exists
 from assistant.errors import IntakeError
 from assistant.links import UnsafeUrl, http_url
 from assistant.models import Project
-from assistant.privacy.projects import masked
+from assistant.personal_data.projects import masked
 
 
 @dataclass(frozen=True, slots=True)

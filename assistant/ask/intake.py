@@ -44,7 +44,7 @@ from assistant.errors import UNAVAILABLE, IntakeError
 from assistant.memory.identity import IdentityError, check_user_key, user_key_from
 from assistant.models import Project
 from assistant.overload import log_database_trouble
-from assistant.privacy.projects import masked
+from assistant.personal_data.projects import masked
 from assistant.rag.types import Settings, Turn
 
 MAX_TOPIC_CHARS = 200

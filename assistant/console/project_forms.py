@@ -6,7 +6,7 @@ from django import forms
 
 from assistant.models import Project
 from assistant.origins import normalise_origin
-from assistant.privacy import custom_patterns
+from assistant.personal_data import custom_patterns
 from assistant.rag.types import RERANK_MS_PER_CHUNK
 
 

@@ -15,6 +15,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from assistant.console.generator_notes import generator_notes
+from assistant.console.privacy_summary import privacy_summary
 from assistant.console.project_forms import ProjectCreateForm, ProjectForm, WidgetPreviewForm
 from assistant.console.project_services import (
     project_counts,
@@ -27,7 +28,6 @@ from assistant.console.project_services import (
 )
 from assistant.console_shell.access import HtmxHttpRequest, console_context, staff_required
 from assistant.models import Project
-from assistant.privacy.summary import privacy_summary
 from ingestion.console.services import SourceBusy
 
 

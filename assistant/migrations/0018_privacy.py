@@ -4,7 +4,7 @@ import django.core.validators
 import django.db.models.deletion
 from django.db import migrations, models
 
-import assistant.privacy.models
+import assistant.personal_data.models
 
 
 class Migration(migrations.Migration):
@@ -56,7 +56,7 @@ class Migration(migrations.Migration):
                 blank=True,
                 default=list,
                 help_text="Your own kinds, one per line as label: regular expression (account: ACC-\\d{8} masks ACC-12345678 as [account]).",
-                validators=[assistant.privacy.models.validate_mask_patterns],
+                validators=[assistant.personal_data.models.validate_mask_patterns],
                 verbose_name="Own patterns",
             ),
         ),

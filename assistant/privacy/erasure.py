@@ -15,8 +15,8 @@ from assistant.handoff.models import Handoff
 from assistant.memory.models import UserFact
 from assistant.memory.services import memory_erase_user
 from assistant.models import Interaction, Project, SmsConversation, SmsMessage
+from assistant.personal_data.models import PrivacyAudit
 from assistant.privacy.holdings import Person, holdings_of
-from assistant.privacy.models import PrivacyAudit
 from assistant.wiring.retrieval_cache import index_changed
 from feedback.models import AnswerCheck, BlindSpotMark, Feedback, QuestionVector
 from feedback.question_vectors import _key, normalised

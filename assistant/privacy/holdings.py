@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from assistant.ask.services import asker_of
+from assistant.ask.answer_log import asker_of
 from assistant.handoff.models import Handoff
 from assistant.memory.identity import USER_KEY
 from assistant.memory.models import UserFact

@@ -24,9 +24,9 @@ from django.utils import timezone
 from assistant.handoff.models import Handoff
 from assistant.memory.models import UserFact
 from assistant.models import Interaction, Project, SmsConversation, SmsMessage
+from assistant.personal_data.models import PrivacyAudit
 from assistant.privacy.erasure import forget_texts, unmark
 from assistant.privacy.holdings import outbox_files_of
-from assistant.privacy.models import PrivacyAudit
 from assistant.wiring import runtime
 from feedback.models import Feedback
 from feedback.question_vectors import normalised

@@ -17,7 +17,7 @@ from assistant.ask.selectors import conversation_history
 from assistant.ask.services import ask
 from assistant.errors import UNAVAILABLE
 from assistant.models import Interaction, Project, SmsMessage
-from assistant.privacy.projects import masked
+from assistant.personal_data.projects import masked
 from assistant.sms.conversations import HISTORY_EXCHANGES, conversation_reset, conversation_touch
 from assistant.sms.deferral import run_within
 from assistant.sms.tasks import sms_send_reply

@@ -6,8 +6,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from assistant.privacy.custom_patterns import custom_rule, from_stored
-from assistant.privacy.masking import Masker
+from assistant.personal_data.custom_patterns import custom_rule, from_stored
+from assistant.personal_data.masking import Masker
 
 if TYPE_CHECKING:
     from assistant.models import Project

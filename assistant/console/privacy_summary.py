@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assistant.models import Project
-from assistant.privacy.models import PrivacyAudit
+from assistant.personal_data.models import PrivacyAudit
 
 BUILT_IN = (
     "e-mail addresses", "phone numbers", "card numbers (Luhn-checked)",

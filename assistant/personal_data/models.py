@@ -8,7 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator
 from django.db import models
 
-from assistant.privacy.custom_patterns import CustomPattern, PatternError, validated
+from assistant.personal_data.custom_patterns import CustomPattern, PatternError, validated
 
 #: The longest retention period a project can set (ten years); 0 is "until erased".
 MAX_DAYS = 3650
