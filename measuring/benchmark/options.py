@@ -26,10 +26,11 @@ SECTIONS = (
     "openai",
     "overload",
     "crawl",
+    "flood",
 )
 # `local` and `load` need the model file, `openai` a server, `overload` PostgreSQL and Redis,
-# `crawl` a site to crawl for minutes: only when named.
-DEFAULT_SECTIONS = SECTIONS[:-5]
+# `crawl` a site to crawl for minutes, `flood` the machine's cores for a minute: only when named.
+DEFAULT_SECTIONS = SECTIONS[:-6]
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 
 
@@ -72,7 +73,7 @@ def _add_workload_arguments(parser: CommandParser) -> None:
         default=",".join(DEFAULT_SECTIONS),
         metavar="SECTIONS",
         help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all "
-        "but local, load, openai, overload and crawl)",
+        "but local, load, openai, overload, crawl and flood)",
     )
     parser.add_argument(
         "--candidates", type=int, help="candidates a question (default: a new project's)"
@@ -108,6 +109,13 @@ def _add_section_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--overload-pool-timeout", type=float, default=30.0,
         help="overload: DATABASE_POOL_TIMEOUT, seconds",
+    )  # fmt: skip
+    parser.add_argument(
+        "--flood-asks", default="200,500", help="flood: asks at once, level by level"
+    )
+    parser.add_argument(
+        "--flood-deadline", type=float, default=20.0,
+        help="flood: ASKDOCS_ANSWER_DEADLINE_SECONDS of the server",
     )  # fmt: skip
     parser.add_argument(
         "--crawl-site", type=Path, default=Path("/usr/share/doc/python-celery-doc/html"),
