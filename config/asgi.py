@@ -17,6 +17,7 @@ django_application = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from assistant.admission import refuse_when_full  # noqa: E402
 from assistant.ask.routing import websocket_urlpatterns  # noqa: E402
 from assistant.mcp_server.app import PATHS as MCP_PATHS  # noqa: E402
 from assistant.mcp_server.app import mcp_application  # noqa: E402
@@ -35,8 +36,8 @@ listen_with_room(settings.ASKDOCS_LISTEN_BACKLOG)
 
 async def http_application(scope: Any, receive: Any, send: Any) -> None:
     """/mcp/ to the MCP server, everything else to Django; a body declared over its path's
-    limit is refused before either reads it."""
-    if await refuse_large_body(scope, send):
+    limit is refused before either reads it, and a question when admission is full."""
+    if await refuse_large_body(scope, send) or await refuse_when_full(scope, send):
         return
     if scope["path"] in MCP_PATHS:
         await mcp_application(scope, receive, send)

@@ -31,13 +31,14 @@ def source_address(n: int) -> str:
 
 
 async def ask_once(
-    port: int, body: dict[str, Any], *, client: str, seconds: float
+    port: int, body: dict[str, Any], *, client: str, seconds: float, path: str = "/api/v1/ask"
 ) -> dict[str, Any]:
-    """POST /api/v1/ask over a socket of its own from `client`; the status (or what happened
-    to the connection: reset, closed, timeout), Retry-After, and the seconds taken."""
+    """POST the question to `path` over a socket of its own from `client`; the status (or
+    what happened to the connection: reset, closed, timeout), Retry-After, the error code,
+    the body, and the seconds taken."""
     payload = json.dumps(body).encode()
     head = (
-        f"POST /api/v1/ask HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {ORIGIN}\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {ORIGIN}\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
         "Connection: close\r\n\r\n"
     ).encode()
@@ -71,23 +72,31 @@ def _parsed(answer: bytes) -> dict[str, Any]:
     if not lines[0].startswith("HTTP/1.1 "):
         return {"status": "closed"}
     headers = dict(line.lower().split(": ", 1) for line in lines[1:] if ": " in line)
+    json_body = headers.get("content-type", "").startswith("application/json")
     try:
-        code = json.loads(body).get("error", {}).get("code") if body else None
-    except ValueError:
+        code = json.loads(body).get("error", {}).get("code") if json_body else None
+    except (ValueError, AttributeError):
         code = None
     return {
         "status": int(lines[0].split(" ")[1]), "retry_after": headers.get("retry-after"),
-        "json": headers.get("content-type", "").startswith("application/json"), "code": code,
+        "json": json_body, "code": code, "body": body,
     }  # fmt: skip
 
 
 async def flood(
-    port: int, bodies: Sequence[dict[str, Any]], *, seconds: float = 300, first_client: int = 0
+    port: int,
+    bodies: Sequence[dict[str, Any]],
+    *,
+    seconds: float = 300,
+    first_client: int = 0,
+    path: str = "/api/v1/ask",
 ) -> list[dict[str, Any]]:
     """Every body asked at once, each from its own address."""
     return list(
         await asyncio.gather(*(
-            ask_once(port, body, client=source_address(first_client + n), seconds=seconds)
+            ask_once(
+                port, body, client=source_address(first_client + n), seconds=seconds, path=path
+            )
             for n, body in enumerate(bodies)
         ))
     )  # fmt: skip
