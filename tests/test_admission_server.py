@@ -2,8 +2,9 @@
 not cut: what cannot be answered within ASKDOCS_ANSWER_DEADLINE_SECONDS gets a JSON 503
 `busy` with Retry-After at once (before any stream), no connection is reset, and another
 project's question is still answered during one project's flood. Real sockets, each from an
-address of its own, against a real daphne; the model server at the edge is a fake Ollama that
-takes a second to start writing, so that an answer holds its slot for about that long."""
+address of its own, against a real daphne; the embedding server at the edge is a fake Ollama
+that takes a second to embed a question, so that an answer holds its slot for about that
+long (a question's CPU work, on a loaded machine)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,8 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     folder: Path = tmp_path_factory.mktemp("flood")
     with FakeOllama() as ollama:
-        ollama.stall_before_first_token = 1.0
         env = environment(
-            folder, OLLAMA_HOST=ollama.url, ASKDOCS_ANSWER_SLOTS="2",
+            folder, OLLAMA_HOST=ollama.url, ASKDOCS_EMBEDDER="ollama", ASKDOCS_ANSWER_SLOTS="2",
             ASKDOCS_ANSWER_DEADLINE_SECONDS=str(DEADLINE), ASKDOCS_RETRIEVAL_CACHE_SECONDS="0",
         )  # fmt: skip
         manage(env, "migrate", "-v", "0")
@@ -47,6 +47,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             "print(demo_seed().project.public_key); print(Project.objects.create(name='Other', "
             f"allowed_origins=['{ORIGIN}']).public_key)"
         )).split()  # fmt: skip
+        ollama.stall_before_embedding = 1.0  # the index is built: each question waits
         port = free_port()
         log = folder / "daphne.log"
         server = subprocess.Popen(

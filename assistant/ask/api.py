@@ -121,8 +121,9 @@ class AskApi(APIView):
         caller = caller_of(request)
         project = intake.authorise(caller)
         asked = intake.ask_request(body_of(request), project=project, caller=caller)
-        with admission.admit(project.public_key):  # waits its turn, or 503 busy at once
-            result = services.ask(asked, channel=Interaction.Channel.API)
+        # Waits its turn, or 503 busy at once; the slot is given back once the quote is done.
+        with admission.admit(project.public_key) as ticket:
+            result = services.ask(asked, channel=Interaction.Channel.API, on_written=ticket.release)
         if result.error:
             raise ApiError(result.error, result.answer, status.HTTP_503_SERVICE_UNAVAILABLE)
         result.conversation_id = asked.conversation_id
