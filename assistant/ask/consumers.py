@@ -5,8 +5,9 @@ project's allowed origins. A refused socket is accepted and then closed with a c
 can read (4401 unknown project key, 4403 origin not allowed): a refused handshake would only
 show the browser a bare failure. Each text frame is a question `{question, topic?,
 conversation_id?}`; the answer comes back as `sources`, `token`..., `done` (or `error`)
-frames. Bad frames get an `error` frame and the socket stays open. A closed socket stops the
-answer being generated.
+frames. Bad frames get an `error` frame and the socket stays open, as does a question the
+server cannot answer in time (`busy`, with `retry_after` seconds: assistant/admission.py). A
+closed socket stops the answer being generated.
 """
 
 from __future__ import annotations

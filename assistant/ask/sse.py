@@ -3,7 +3,8 @@ are blocked: `POST /api/v1/ask/stream` with a JSON body (read it with fetch), or
 query parameters (EventSource). Each frame is one event named after its type.
 
 Checks that can fail before anything is streamed answer with a 4xx JSON error like the rest
-of the API (401/403 key and origin, 400 bad question, 429 rate limit)."""
+of the API (401/403 key and origin, 400 bad question, 429 rate limit), and a question the
+server cannot answer in time with a 503 `busy` and Retry-After (assistant/admission.py)."""
 
 from __future__ import annotations
 
