@@ -154,12 +154,26 @@ def chosen_sections(options: dict[str, Any]) -> list[str]:
             raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
     parse_levels(options["concurrency"])
     parse_levels(options["local_concurrency"])
+    flood_levels(options["flood_asks"])
+    if not 1 <= options["flood_deadline"] <= 600:
+        raise CommandError("--flood-deadline takes 1 to 600 seconds.")
     if options["json"] and not options["json"].resolve().parent.is_dir():
         raise CommandError(f"No folder for --json: {options['json'].resolve().parent}")
     for path in (options["corpus"], options["queries"]):
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
     return chosen
+
+
+def flood_levels(text: str) -> list[int]:
+    """`--flood-asks`: asks at once, level by level (more than --concurrency allows)."""
+    try:
+        levels = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise CommandError("--flood-asks takes numbers like 200,500.") from None
+    if not levels or any(n < 1 or n > 5000 for n in levels):
+        raise CommandError("--flood-asks levels must be between 1 and 5000.")
+    return levels
 
 
 def answer_settings(options: dict[str, Any]) -> Settings:

@@ -137,13 +137,9 @@ def measure_answers_beside_a_crawl(
 
 def measure_embedded_flood(options: dict[str, Any], stderr: OutputWrapper) -> dict[str, Any]:
     from measuring.benchmark.flood import measure_flood
+    from measuring.benchmark.options import flood_levels
 
-    try:
-        levels = [int(part) for part in options["flood_asks"].split(",") if part.strip()]
-    except ValueError:
-        raise CommandError("--flood-asks takes numbers like 200,500.") from None
-    if not levels or any(n < 1 or n > 5000 for n in levels):
-        raise CommandError("--flood-asks levels must be between 1 and 5000.")
+    levels = flood_levels(options["flood_asks"])
     with throwaway_folder(options["workdir"], prefix="askdocs-bench-flood-") as folder:
         stderr.write(f"The embedded default flooded, in {folder} ...")
         try:
