@@ -34,7 +34,7 @@ _CODES = {
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, IntakeError):
-        return Response(exc.body(), status=exc.status)
+        return Response(exc.body(), status=exc.status, headers=exc.headers())
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
@@ -57,7 +57,7 @@ def json_error(code: str, message: str, status_code: int) -> JsonResponse:
 
 def intake_error_response(error: IntakeError) -> JsonResponse:
     """The same body as the REST doors, for plain Django views (server-sent events)."""
-    return JsonResponse(error.body(), status=error.status)
+    return JsonResponse(error.body(), status=error.status, headers=error.headers())
 
 
 # --- The error body in the OpenAPI schema ------------------------------------------------------

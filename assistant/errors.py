@@ -10,7 +10,8 @@ from typing import Any
 
 class IntakeError(Exception):
     """A request that cannot go on. `status` is the HTTP status a web door answers with;
-    `fields` names the fields at fault, with a message each."""
+    `fields` names the fields at fault, with a message each; `retry_after`, the seconds after
+    which to ask again (a web door's `Retry-After`, a frame's `retry_after`)."""
 
     def __init__(
         self,
@@ -18,12 +19,14 @@ class IntakeError(Exception):
         message: str,
         status: int = 400,
         fields: Mapping[str, list[str]] | None = None,
+        retry_after: int | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
         self.fields = dict(fields or {})
+        self.retry_after = retry_after
 
     def body(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -32,7 +35,14 @@ class IntakeError(Exception):
         return {"error": error}
 
     def frame(self) -> dict[str, Any]:
-        return {"type": "error", **self.body()["error"]}
+        frame = {"type": "error", **self.body()["error"]}
+        if self.retry_after is not None:
+            frame["retry_after"] = self.retry_after
+        return frame
+
+    def headers(self) -> dict[str, str]:
+        """The HTTP headers of its answer at a web door."""
+        return {} if self.retry_after is None else {"Retry-After": str(self.retry_after)}
 
 
 #: What every door says when a model, a store or the database cannot answer right now.

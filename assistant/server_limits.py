@@ -15,6 +15,11 @@ read: daphne would otherwise receive it whole, then queue it in memory for the a
 it passes the limit. Under another server (uvicorn in the browser tests) `refuse_large_body`
 makes the same check before Django reads the body.
 
+Daphne listens with Twisted's backlog of 50: in a burst of 200 connections the kernel reset
+the ones the queue could not hold before a word was said. `listen_with_room` gives its TCP
+endpoints ASKDOCS_LISTEN_BACKLOG, so every connection is taken in and answered (a 503 `busy`
+when admission says no: assistant/admission.py).
+
 Installed once, from config.asgi; the daphne part changes nothing under another server.
 """
 
@@ -202,3 +207,25 @@ def _answer_once(channel: Any, response: bytes) -> None:
         return
     channel.transport.write(response)
     channel.transport.loseConnection()
+
+
+def listen_with_room(backlog: int) -> None:
+    """Daphne's TCP endpoints (`-b`/`-p`, or `-e tcp:...` without a backlog of its own) listen
+    with `backlog` (the kernel caps it at net.core.somaxconn)."""
+    try:
+        import daphne.server
+    except ImportError:  # not served by daphne
+        return
+    if getattr(daphne.server, "_askdocs_backlog", None) is not None:
+        daphne.server._askdocs_backlog = backlog
+        return
+    endpoint_from = daphne.server.serverFromString
+
+    def server_from_string(reactor: Any, description: str) -> Any:
+        parts = description.split(":")
+        if parts[0] == "tcp" and not any(part.startswith("backlog=") for part in parts):
+            description += f":backlog={daphne.server._askdocs_backlog}"
+        return endpoint_from(reactor, description)
+
+    daphne.server._askdocs_backlog = backlog
+    daphne.server.serverFromString = server_from_string

@@ -11,7 +11,7 @@ import os
 
 os.environ.setdefault("ASKDOCS_TESTING", "1")
 
-from config.env import envfloat, envrate  # noqa: E402
+from config.env import envfloat, envint, envrate  # noqa: E402
 from config.settings import *  # noqa: E402, F403
 from config.settings import DATA_DIR, DATABASES  # noqa: E402
 
@@ -35,3 +35,11 @@ ASKDOCS_HANDOFF_RETRY_SECONDS = 0.01
 
 # Answers stream as they come, unless a test of the pace (or its live server) asks for one.
 ASKDOCS_STREAM_WORDS_PER_SECOND = envfloat("ASKDOCS_STREAM_WORDS_PER_SECOND", 0.0, minimum=0.0)
+
+# Admission (assistant/admission.py) as wide as the suite's bursts and slow fake model servers
+# need: a test that holds a slot for seconds would otherwise turn the next tests' concurrent
+# asks into 503s. The tests of admission set their own.
+ASKDOCS_ANSWER_SLOTS = envint("ASKDOCS_ANSWER_SLOTS", 256, minimum=1, maximum=256)
+ASKDOCS_ANSWER_DEADLINE_SECONDS = envfloat(
+    "ASKDOCS_ANSWER_DEADLINE_SECONDS", 600.0, minimum=1.0, maximum=600.0
+)

@@ -79,6 +79,7 @@ class FakeOllama:
         self.tokens: list[str] = ["The", " answer", " is", " 42", "."]
         self.stall_before_first_token = 0.0  # seconds before headers + first line
         self.stall_between_tokens = 0.0  # seconds between two lines
+        self.stall_before_embedding = 0.0  # seconds before an /api/embed answer
         self.drop_after: int | None = None  # close the socket after this many tokens
         self.error_after: int | None = None  # send {"error": ...} after this many tokens
         self.error_message = "llama runner process has terminated: signal: killed"
@@ -310,6 +311,8 @@ class _OllamaHandler(BaseHTTPRequestHandler):
     def _embed(self, recorded: Recorded, body: dict[str, Any]) -> None:
         inputs = body.get("input", "")
         texts = [inputs] if isinstance(inputs, str) else list(inputs)
+        if self.fake.stall_before_embedding:
+            self._pause(self.fake.stall_before_embedding)
         embeddings = [hashed_embedding(text, self.fake.dimension) for text in texts]
         self._json(
             200,

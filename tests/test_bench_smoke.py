@@ -120,9 +120,9 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
 
     assert set(report) == {"schema", "config", "stages", "scale", "cache", "concurrency",
                            "idle", "ingest", "recall", "local", "load", "openai", "overload",
-                           "crawl", "targets"}  # fmt: skip
+                           "crawl", "flood", "targets"}  # fmt: skip
     # The local model, the load bench, a model server and the scale-out stack: only when named.
-    for section in ("local", "load", "openai", "overload", "crawl"):
+    for section in ("local", "load", "openai", "overload", "crawl", "flood"):
         assert report[section] is None, section
     # The help centre joined the slice's project as a second source: both are findable.
     assert len(report["recall"]) == 2 and "help centre" in report["recall"]
@@ -215,6 +215,9 @@ def test_bench_overload_builds_the_scale_out_stack_and_counts_every_ask(tmp_path
         ({"concurrency": "1,x"}, "--concurrency"),
         ({"concurrency": "0"}, "--concurrency"),
         ({"runs": 0}, "--runs"),
+        ({"flood_asks": "200,x"}, "--flood-asks"),
+        ({"flood_asks": "0"}, "--flood-asks"),
+        ({"flood_deadline": 0.5}, "--flood-deadline"),
         ({"corpus": Path("/nonexistent/corpus.jsonl")}, "No such file"),
         ({"json": Path("/nonexistent/bench.json")}, "--json"),
     ],

@@ -12,11 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assistant import admission
 from assistant.api_errors import INTAKE_ERRORS, ApiError, error_responses
 from assistant.ask import intake, search, services
 from assistant.ask.intake import MAX_TOPIC_CHARS, Caller
 from assistant.ask.selectors import suggested_questions
-from assistant.errors import UNAVAILABLE
+from assistant.errors import UNAVAILABLE, IntakeError
 from assistant.models import Interaction
 from assistant.rag.types import Question
 
@@ -120,7 +121,9 @@ class AskApi(APIView):
         caller = caller_of(request)
         project = intake.authorise(caller)
         asked = intake.ask_request(body_of(request), project=project, caller=caller)
-        result = services.ask(asked, channel=Interaction.Channel.API)
+        # Waits its turn, or 503 busy at once; the slot is given back once the quote is done.
+        with admission.admit(project.public_key) as ticket:
+            result = services.ask(asked, channel=Interaction.Channel.API, on_written=ticket.release)
         if result.error:
             raise ApiError(result.error, result.answer, status.HTTP_503_SERVICE_UNAVAILABLE)
         result.conversation_id = asked.conversation_id
@@ -154,11 +157,14 @@ class RetrieveApi(APIView):
         project = intake.authorise(caller)
         asked = intake.retrieve_request(body_of(request), project=project, caller=caller)
         try:
-            retrieval = search.retrieve(
-                project=project,
-                question=Question(asked.question, asked.topic),
-                settings=asked.settings,
-            )
+            with admission.admit(project.public_key):
+                retrieval = search.retrieve(
+                    project=project,
+                    question=Question(asked.question, asked.topic),
+                    settings=asked.settings,
+                )
+        except IntakeError:
+            raise
         except Exception as exc:
             raise ApiError("unavailable", UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE) from exc
         retrieval.candidates = retrieval.candidates[: asked.num_results]

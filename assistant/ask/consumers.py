@@ -5,8 +5,9 @@ project's allowed origins. A refused socket is accepted and then closed with a c
 can read (4401 unknown project key, 4403 origin not allowed): a refused handshake would only
 show the browser a bare failure. Each text frame is a question `{question, topic?,
 conversation_id?}`; the answer comes back as `sources`, `token`..., `done` (or `error`)
-frames. Bad frames get an `error` frame and the socket stays open. A closed socket stops the
-answer being generated.
+frames. Bad frames get an `error` frame and the socket stays open, as does a question the
+server cannot answer in time (`busy`, with `retry_after` seconds: assistant/admission.py). A
+closed socket stops the answer being generated.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
+from assistant import admission
 from assistant.ask import intake
 from assistant.ask.intake import AskRequest, Caller
 from assistant.ask.streaming import answer_frames, error_frame
@@ -115,24 +117,26 @@ class AskConsumer(AsyncWebsocketConsumer):
             return
         try:
             data = intake.parse_json(text_data)
-            request = await database_sync_to_async(self.let_in)(data)
+            request, ticket = await database_sync_to_async(self.let_in)(data)
         except IntakeError as error:
+            # Overload too: a `busy` frame with `retry_after`, and the socket stays open.
             await self.send_frame(error.frame())
             return
         # Answer in a task of its own, so a disconnect is handled (and cancels it) at once.
         self.busy = True
-        self.answering = asyncio.create_task(self.answer(request))
+        self.answering = asyncio.create_task(self.answer(request, ticket))
 
-    def let_in(self, data: dict[str, Any]) -> AskRequest:
+    def let_in(self, data: dict[str, Any]) -> tuple[AskRequest, admission.Ticket]:
         """Each question is let in with the project as it is now, not as it was when the socket
         opened: a project deleted since gets `unknown_project` (its answer would be logged
         against a row that is gone), a rotated secret key checks user hashes with the new
         key, and a removed origin stops being served."""
         self.project = intake.authorise(self.caller)
-        return intake.ask_request(data, project=self.project, caller=self.caller)
+        asked = intake.ask_request(data, project=self.project, caller=self.caller)
+        return asked, admission.admit(self.project.public_key)
 
-    async def answer(self, request: AskRequest) -> None:
-        frames = answer_frames(request=request)
+    async def answer(self, request: AskRequest, ticket: admission.Ticket) -> None:
+        frames = answer_frames(request=request, ticket=ticket)
         try:
             async for frame in frames:
                 if frame["type"] in ("done", "error"):

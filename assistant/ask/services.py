@@ -290,10 +290,12 @@ def ask(
     *,
     channel: str = Interaction.Channel.API,
     write_within: float | None = None,
+    on_written: Callable[[], None] | None = None,
 ) -> AskResult:
     """Answer one question and return the whole answer (the non-streaming API, SMS, CLI, MCP).
     A model's written answer is waited for at most ASKDOCS_WRITE_WITHIN seconds after the
-    quote (`write_within`)."""
+    quote (`write_within`); `on_written` is called when the quote is done and the model starts
+    writing (admission gives the answer's slot back then)."""
     wait = settings.ASKDOCS_WRITE_WITHIN if write_within is None else write_within
     quote: list[str] = []
     text: list[str] = []
@@ -306,6 +308,8 @@ def ask(
             text.append(event.data["text"])
         elif event.kind == "written":
             quote, text = text, []
+            if on_written is not None:
+                on_written()
         elif event.kind == "done":
             result.written = event.data["written"]
             result.truncated = event.data["truncated"]

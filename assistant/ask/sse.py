@@ -3,7 +3,8 @@ are blocked: `POST /api/v1/ask/stream` with a JSON body (read it with fetch), or
 query parameters (EventSource). Each frame is one event named after its type.
 
 Checks that can fail before anything is streamed answer with a 4xx JSON error like the rest
-of the API (401/403 key and origin, 400 bad question, 429 rate limit)."""
+of the API (401/403 key and origin, 400 bad question, 429 rate limit), and a question the
+server cannot answer in time with a 503 `busy` and Retry-After (assistant/admission.py)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from django.http.response import HttpResponseBase
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
+from assistant import admission
 from assistant.api_errors import intake_error_response
 from assistant.ask import intake
 from assistant.ask.intake import AskRequest, Caller
@@ -24,14 +26,15 @@ from assistant.ask.streaming import answer_frames
 from assistant.errors import IntakeError
 
 
-def _let_in(request: HttpRequest, data: dict[str, Any]) -> AskRequest:
+def _let_in(request: HttpRequest, data: dict[str, Any]) -> tuple[AskRequest, admission.Ticket]:
     key = data.get("project")
     caller = Caller.from_headers(
         request.headers, key=key if isinstance(key, str) else "",
         client=request.META.get("REMOTE_ADDR", ""),
     )  # fmt: skip
     project = intake.authorise(caller)
-    return intake.ask_request(data, project=project, caller=caller)
+    asked = intake.ask_request(data, project=project, caller=caller)
+    return asked, admission.admit(project.public_key)  # a 503 busy before the stream
 
 
 @csrf_exempt  # no cookies are read: the project key and the Origin let a request in
@@ -44,11 +47,11 @@ async def ask_stream(request: HttpRequest) -> HttpResponseBase:
             data = intake.parse_json(request.read(intake.MAX_BODY_BYTES + 1))
         else:
             data = intake.parse_query(request.META.get("QUERY_STRING", ""))
-        asked = await sync_to_async(_let_in)(request, data)
+        asked, ticket = await sync_to_async(_let_in)(request, data)
     except IntakeError as error:
         return intake_error_response(error)
     response = StreamingHttpResponse(
-        _events(answer_frames(request=asked)), content_type="text/event-stream"
+        _events(answer_frames(request=asked, ticket=ticket)), content_type="text/event-stream"
     )
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each event on at once

@@ -23,6 +23,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 
+from assistant import admission
 from assistant.ask import services
 from assistant.ask.intake import AskRequest
 from assistant.errors import UNAVAILABLE
@@ -40,10 +41,14 @@ def error_frame(code: str, message: str) -> Frame:
 
 
 async def answer_frames(
-    *, request: AskRequest, channel: str = Interaction.Channel.WIDGET
+    *,
+    request: AskRequest,
+    channel: str = Interaction.Channel.WIDGET,
+    ticket: admission.Ticket | None = None,
 ) -> AsyncGenerator[Frame, None]:
-    """The frames of one answer to a question the intake let in. Closing this iterator early
-    cancels the generation."""
+    """The frames of one answer to a question the intake let in (and admission, with its
+    `ticket`: the answer starts on its turn). Closing this iterator early cancels the
+    generation."""
 
     def events() -> Generator[services.Event, None, None]:
         limits = services.Limits(
@@ -53,7 +58,7 @@ async def answer_frames(
         return services.ask_stream(request, channel=channel, limits=limits)
 
     pace = _Pace(settings.ASKDOCS_STREAM_WORDS_PER_SECOND)
-    async for event in _events_off_loop(events):
+    async for event in _events_off_loop(events, ticket):
         if event.kind == "token":
             async for piece in pace.words(event.data["text"]):
                 yield {"type": "token", "text": piece}
@@ -105,7 +110,14 @@ _ANSWER_THREADS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="answer"
 
 async def _events_off_loop(
     start: Callable[[], Generator[services.Event, None, None]],
+    ticket: admission.Ticket | None = None,
 ) -> AsyncIterator[services.Event]:
+    if ticket is not None:
+        try:
+            await ticket.turn()  # on the loop: no worker thread waits in line
+        except BaseException:
+            ticket.release()  # the visitor left while in line
+            raise
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[Any] = asyncio.Queue()
     stop = threading.Event()
@@ -120,6 +132,9 @@ async def _events_off_loop(
             for event in events:
                 if stop.is_set():
                     break
+                if event.kind == "written" and ticket is not None:
+                    # The quote is out: a model's writing waits in its own line, not in this.
+                    ticket.release()
                 hand_over(event)
         except Exception:
             logger.exception("streaming an answer failed")
@@ -128,6 +143,8 @@ async def _events_off_loop(
             # Runs ask_stream's own `finally` in this thread: the model's stream is closed and
             # the interaction is logged (as cancelled when we stopped early).
             events.close()
+            if ticket is not None:
+                ticket.release()
             hand_over(_END)
 
     # Not thread-sensitive: each answer gets its own thread, so answers run side by side.

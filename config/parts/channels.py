@@ -3,6 +3,8 @@ the widget's streaming and rate limits."""
 
 from __future__ import annotations
 
+import os
+
 from config.env import check_twilio_settings, env, envbool, envfloat, envint, envrate, envurl
 from config.parts.paths import DATA_DIR
 
@@ -88,3 +90,15 @@ ASKDOCS_RATE_HANDOFF_PER_CLIENT = envrate("ASKDOCS_RATE_HANDOFF_PER_CLIENT", "5/
 ASKDOCS_RATE_HANDOFF_PER_CONVERSATION = envrate("ASKDOCS_RATE_HANDOFF_PER_CONVERSATION", "2/10m")
 # Wrong secret keys (MCP) one address may send before it is refused with 429.
 ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT = envrate("ASKDOCS_RATE_WRONG_KEYS_PER_CLIENT", "10/10m")
+
+# --- Admission (assistant/admission.py) ----------------------------------------------------------
+# Questions answered at once (the cores by default); the seconds within which an admitted
+# question must be answerable (the rest get a 503 `busy` with Retry-After at once); the most of
+# that one project may hold. The listen queue holds connections not yet accepted, so that a
+# burst is answered (with 503s) rather than reset (daphne's own is 50).
+ASKDOCS_ANSWER_SLOTS = envint("ASKDOCS_ANSWER_SLOTS", os.cpu_count() or 1, minimum=1, maximum=256)
+ASKDOCS_ANSWER_DEADLINE_SECONDS = envfloat(
+    "ASKDOCS_ANSWER_DEADLINE_SECONDS", 20.0, minimum=1.0, maximum=600.0
+)
+ASKDOCS_PROJECT_SHARE = envfloat("ASKDOCS_PROJECT_SHARE", 0.75, minimum=0.01, maximum=1.0)
+ASKDOCS_LISTEN_BACKLOG = envint("ASKDOCS_LISTEN_BACKLOG", 1024, minimum=50, maximum=65535)

@@ -26,10 +26,11 @@ SECTIONS = (
     "openai",
     "overload",
     "crawl",
+    "flood",
 )
 # `local` and `load` need the model file, `openai` a server, `overload` PostgreSQL and Redis,
-# `crawl` a site to crawl for minutes: only when named.
-DEFAULT_SECTIONS = SECTIONS[:-5]
+# `crawl` a site to crawl for minutes, `flood` the machine's cores for a minute: only when named.
+DEFAULT_SECTIONS = SECTIONS[:-6]
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 
 
@@ -72,7 +73,7 @@ def _add_workload_arguments(parser: CommandParser) -> None:
         default=",".join(DEFAULT_SECTIONS),
         metavar="SECTIONS",
         help=f"comma-separated sections to run, of: {', '.join(SECTIONS)} (default: all "
-        "but local, load, openai, overload and crawl)",
+        "but local, load, openai, overload, crawl and flood)",
     )
     parser.add_argument(
         "--candidates", type=int, help="candidates a question (default: a new project's)"
@@ -108,6 +109,13 @@ def _add_section_arguments(parser: CommandParser) -> None:
     parser.add_argument(
         "--overload-pool-timeout", type=float, default=30.0,
         help="overload: DATABASE_POOL_TIMEOUT, seconds",
+    )  # fmt: skip
+    parser.add_argument(
+        "--flood-asks", default="200,500", help="flood: asks at once, level by level"
+    )
+    parser.add_argument(
+        "--flood-deadline", type=float, default=20.0,
+        help="flood: ASKDOCS_ANSWER_DEADLINE_SECONDS of the server",
     )  # fmt: skip
     parser.add_argument(
         "--crawl-site", type=Path, default=Path("/usr/share/doc/python-celery-doc/html"),
@@ -146,12 +154,26 @@ def chosen_sections(options: dict[str, Any]) -> list[str]:
             raise CommandError(f"--{name.replace('_', '-')} must be at least 1.")
     parse_levels(options["concurrency"])
     parse_levels(options["local_concurrency"])
+    flood_levels(options["flood_asks"])
+    if not 1 <= options["flood_deadline"] <= 600:
+        raise CommandError("--flood-deadline takes 1 to 600 seconds.")
     if options["json"] and not options["json"].resolve().parent.is_dir():
         raise CommandError(f"No folder for --json: {options['json'].resolve().parent}")
     for path in (options["corpus"], options["queries"]):
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
     return chosen
+
+
+def flood_levels(text: str) -> list[int]:
+    """`--flood-asks`: asks at once, level by level (more than --concurrency allows)."""
+    try:
+        levels = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise CommandError("--flood-asks takes numbers like 200,500.") from None
+    if not levels or any(n < 1 or n > 5000 for n in levels):
+        raise CommandError("--flood-asks levels must be between 1 and 5000.")
+    return levels
 
 
 def answer_settings(options: dict[str, Any]) -> Settings:

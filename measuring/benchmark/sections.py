@@ -133,3 +133,19 @@ def measure_answers_beside_a_crawl(
             )  # fmt: skip
         except RuntimeError as exc:
             raise CommandError(str(exc)) from exc
+
+
+def measure_embedded_flood(options: dict[str, Any], stderr: OutputWrapper) -> dict[str, Any]:
+    from measuring.benchmark.flood import measure_flood
+    from measuring.benchmark.options import flood_levels
+
+    levels = flood_levels(options["flood_asks"])
+    with throwaway_folder(options["workdir"], prefix="askdocs-bench-flood-") as folder:
+        stderr.write(f"The embedded default flooded, in {folder} ...")
+        try:
+            return measure_flood(
+                folder=folder, levels=levels, deadline=options["flood_deadline"],
+                progress=lambda line: stderr.write(f"  {line}"),
+            )  # fmt: skip
+        except RuntimeError as exc:
+            raise CommandError(str(exc)) from exc

@@ -15,10 +15,16 @@ streamed chunk to a callback, and stops when the callback returns True. The call
 thread of its own that puts the chunks on a queue, so `stream` can give up its place in line,
 time out, or be closed (a closed socket) at any moment, and the model stops at its next chunk:
 one batch of the prompt (`batch` tokens) or one token of the answer.
+
+A process that loaded the model stops its runs and lets llama.cpp go at exit (`close`, from
+atexit): left to the interpreter's end, llama.cpp's threads went on writing an answer nobody
+read while the interpreter and the library's statics were torn down, and the process died with
+SIGSEGV (exit 139) after `bench --only load` had printed its table.
 """
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import json
 import logging
@@ -27,7 +33,7 @@ import secrets
 import threading
 import time
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,13 +133,45 @@ class LocalModel:
         self.settings = settings
         self._server: Any = None
         self._lock = threading.Lock()
+        self._runs: set[_Run] = set()
         self.load_seconds: float | None = None
 
     def server(self) -> Any:
         with self._lock:
             if self._server is None:
                 self._server = self._load()
+                atexit.register(self.close)
             return self._server
+
+    def start(self, request: dict[str, Any], on_end: Callable[[], None]) -> _Run:
+        """One request to the model, on a thread of its own (loading the model first)."""
+        server = self.server()
+
+        def ended() -> None:
+            with self._lock:
+                self._runs.discard(run)
+            on_end()
+
+        run = _Run(server, request, on_end=ended)
+        with self._lock:
+            self._runs.add(run)
+        run.start()
+        return run
+
+    def close(self, wait: float = 30.0) -> None:
+        """Stop every run (llama.cpp stops at its next chunk), wait for their threads, then
+        drop the server, whose destructor stops llama.cpp's own threads and frees the model.
+        At exit this runs while the interpreter is still whole. The next question loads the
+        model again."""
+        with self._lock:
+            runs, self._server = list(self._runs), None
+        for run in runs:
+            run.stopped.set()
+        deadline = time.monotonic() + wait
+        for run in runs:
+            run.join(max(0.0, deadline - time.monotonic()))
+        if any(run.is_alive() for run in runs):
+            logger.warning("the local model was still running %d answers at exit", len(runs))
 
     def _load(self) -> Any:
         started = time.perf_counter()
@@ -188,7 +226,15 @@ class _Run:
         self._thread = threading.Thread(
             target=self._work, args=(server, request, on_end), name="local-llm", daemon=True
         )
+
+    def start(self) -> None:
         self._thread.start()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
 
     def _work(self, server: Any, request: dict[str, Any], on_end: Any) -> None:
         try:
@@ -247,14 +293,14 @@ class LocalGenerator:
                         f"{self.settings.first_token_timeout:g} s ({ahead} questions ahead)"
                     )
                 ahead = self._line.wait_turn(ticket, HEARTBEAT_SECONDS)
-            server = self.model.server()
             began = time.monotonic()
 
             def on_end() -> None:
                 self.pace.record(time.monotonic() - began)
                 self._line.leave(ticket)
 
-            run = _Run(server, self._request(prompt), on_end=on_end)
+            # Not holding the server here: at exit, `close` lets it go once its runs end.
+            run = self.model.start(self._request(prompt), on_end=on_end)
             handed_over = True  # the run leaves the line when llama.cpp has let go
             yield from self._read(run, deadline)
         finally:

@@ -17,7 +17,9 @@ so does `overload` (the scale-out stack on a throwaway PostgreSQL database and R
 `--overload-asks` asks at once on `--overload-webs` daphne processes with pools of
 `--overload-pool`; how many answered, 503s and their Retry-After, the `askdocs.overload` log);
 so does `crawl` (`--crawl-conversations` demo conversations at once with no sync running and
-beside a crawl of `--crawl-site` served on 127.0.0.1, round by round: the latency ratio).
+beside a crawl of `--crawl-site` served on 127.0.0.1, round by round: the latency ratio);
+so does `flood` (the embedded default, one daphne, asked `--flood-asks` questions at once from
+as many addresses: answered, 503 with Retry-After, connections reset, the slowest answer).
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ class Command(BaseCommand):
             result["overload"] = sections.measure_scale_out_overload(options, self.stderr)
         if "crawl" in chosen:
             result["crawl"] = sections.measure_answers_beside_a_crawl(options, self.stderr)
+        if "flood" in chosen:
+            result["flood"] = sections.measure_embedded_flood(options, self.stderr)
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
