@@ -5,13 +5,19 @@ and changes nothing."""
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any, ClassVar, cast
+from urllib.parse import urlsplit
 
 from django import forms
+from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+from django.utils.html import format_html
 from django.utils.module_loading import import_string
+from django.utils.safestring import SafeString
 
 from assistant.models import Project
+from assistant.templatetags.docs import docs_url
 from assistant.wiring import outbound
 from ingestion.connectors.registry import BY_KIND
 from ingestion.connectors.website import DEFAULT_EXCLUDE
@@ -121,8 +127,32 @@ class WebsiteSourceForm(SourceForm):
         if not url.lower().startswith(("http://", "https://")):
             raise forms.ValidationError("Enter an http or https URL.")
         if reason := outbound.refusal(url):
-            raise forms.ValidationError(reason)
+            raise forms.ValidationError(private_host_advice(url, reason))
         return url
+
+
+def private_host_advice(url: str, reason: str) -> str | SafeString:
+    """A start URL refused for its non-public address, with the one setting that admits it
+    (its value, this host added to what is set) and the manual's section on it."""
+    if outbound.ALLOW_HINT not in reason:
+        return reason
+    host = (urlsplit(url).hostname or "").lower()
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    # `localhost` also resolves to ::1, which 127.0.0.1 does not cover: name both.
+    wanted = ["127.0.0.1", "localhost"] if loopback else [host]
+    value = ",".join(dict.fromkeys([*settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS, *wanted]))
+    return format_html(
+        "{} To read docs served on this machine or inside your network, set "
+        "<code>ASKDOCS_ALLOWED_PRIVATE_HOSTS={}</code> in the environment of the web server "
+        'and the workers, then restart them (<a href="{}" target="_blank" rel="noopener">'
+        "Docs on this machine, in the manual</a>).",
+        reason.replace(f" {outbound.ALLOW_HINT}", ""),
+        value,
+        docs_url("private-hosts"),
+    )
 
 
 class ManualSourceForm(SourceForm):
