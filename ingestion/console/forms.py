@@ -86,6 +86,11 @@ class SourceForm(forms.Form):
         return merged
 
 
+#: Patterns a rule list may hold, and characters a pattern: said in the form's help.
+MAX_PATTERNS, MAX_PATTERN_CHARS = 50, 200
+PATTERN_LIMITS = f"At most {MAX_PATTERNS} patterns of {MAX_PATTERN_CHARS} characters."
+
+
 class PatternsField(forms.CharField):
     """Path patterns, one a line (fnmatch: `*` matches across folders), stored as a list."""
 
@@ -97,8 +102,11 @@ class PatternsField(forms.CharField):
     def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
         lines = [line.strip() for line in str(super().to_python(value) or "").splitlines()]
         patterns = [line for line in lines if line]
-        if len(patterns) > 50 or any(len(p) > 200 for p in patterns):
-            raise forms.ValidationError("At most 50 patterns of at most 200 characters.")
+        if len(patterns) > MAX_PATTERNS or any(len(p) > MAX_PATTERN_CHARS for p in patterns):
+            longest = max(len(p) for p in patterns)
+            raise forms.ValidationError(
+                f"{PATTERN_LIMITS} This list has {len(patterns)}, the longest of {longest}."
+            )
         return patterns
 
 
@@ -114,12 +122,14 @@ class WebsiteSourceForm(SourceForm):
     )
     include = PatternsField(
         label="Only paths matching", required=False,
-        help_text="One pattern a line, e.g. /docs/guide/*. Empty: every page in the folder.",
+        help_text="One pattern a line, e.g. /docs/guide/* or /docs/*.html (a folder's page "
+        "matches as /docs/ and /docs/index.html). Empty: every page in the folder. The start "
+        f"page is read for its links even when no pattern matches it. {PATTERN_LIMITS}",
     )  # fmt: skip
     exclude = PatternsField(
         label="Skip paths matching", required=False, initial=list(DEFAULT_EXCLUDE),
         help_text="One pattern a line. The defaults skip generated index, search and "
-        "module-index pages.",
+        f"module-index pages. {PATTERN_LIMITS}",
     )  # fmt: skip
 
     def clean_start_url(self) -> str:

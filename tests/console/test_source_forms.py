@@ -132,6 +132,17 @@ def test_a_refused_local_site_says_the_setting_and_value_that_admit_it(
     assert 'href="/docs/sources/#docs-on-this-machine-or-inside-your-network"' in error
 
 
+def test_the_rules_limits_are_said_before_submitting_and_after(staff_client, project):
+    form = staff_client.get(f"/admin/sources/new/website/?project={project.pk}").content.decode()
+    for field in ("include", "exclude"):
+        assert "At most 50 patterns of 200 characters." in _field_block(form, field)
+    data = {"name": "Docs", "start_url": "https://docs.example.com/", "schedule": "off",
+            "max_pages": "10", "include": "\n".join(f"/p{n}/*" for n in range(51))}  # fmt: skip
+    response = staff_client.post(f"/admin/sources/new/website/?project={project.pk}", data)
+    error = _field_block(response.content.decode(), "include")
+    assert "This list has 51, the longest of 6." in error
+
+
 def test_an_unknown_kind_is_404(staff_client, project):
     assert staff_client.get(f"/admin/sources/new/ftp/?project={project.pk}").status_code == 404
 
