@@ -47,7 +47,8 @@
     var verdict = box.querySelector("[data-verdict]");
     if (verdict) {
       verdict.textContent = kept
-        ? kept + " passed the threshold of " + threshold.toFixed(2) + ": the assistant answers from them."
+        ? kept + " pass the threshold of " + threshold.toFixed(2) +
+          ": release the slider to see whether a sentence of them answers the question."
         : "None passed the threshold of " + threshold.toFixed(2) + ": the assistant says it doesn't know.";
       verdict.classList.toggle("refuses", kept === 0);
     }
