@@ -1,8 +1,8 @@
 """Requests beside a project's documents although they come near them: a price asked of
-documents that state none, another product the documents never name (asked about itself). A large manual has a
-passage near almost any question (a database manual's planner "costs" are near "How much does
-it cost?"), so nearness alone called these documentation gaps; nothing can be written into
-such documents to answer them, so blind spots list them with the off-topic requests.
+documents that state none, another product the documents never name (asked about itself). A
+large manual has a passage near almost any question (a database manual's planner "costs" are
+near "How much does it cost?"), so nearness alone called these documentation gaps; nothing can
+be written into such documents to answer them, so blind spots list them with the off-topic requests.
 
 The question's money words and product names are read as the answerability check reads them
 (assistant/rag/judge/unsaid.py); the documents are asked in the database, once per page view

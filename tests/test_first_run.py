@@ -116,7 +116,7 @@ def test_run_prints_the_first_login_last_so_it_does_not_scroll_away(tmp_path):
     bin_dir.mkdir(parents=True)
     (bin_dir / "python").write_text(
         stub + 'case "$*" in *createadmin*) printf "\\nFirst start: created the console'
-        "'s staff account.\\n  password: s3cret\\n\";; *) echo \"python $2\";; esac\n"
+        '\'s staff account.\\n  password: s3cret\\n";; *) echo "python $2";; esac\n'
     )
     (bin_dir / "mkdocs").write_text(stub + "echo mkdocs\n")
     (bin_dir / "daphne").write_text(stub + 'echo "daphne serving"\n')

@@ -278,7 +278,9 @@ def test_prices_and_other_products_are_off_topic_even_near_the_manual(store):  #
     }  # fmt: skip
     assert aside["How much does the database cost?"] == "a price; the documents state none"
     assert aside["Can I pay for support with bitcoin?"] == "a price; the documents state none"
-    assert gaps == {"How do I rename a constraint?", "Can I drop a constraint of the products table?"}
+    assert gaps == {
+        "How do I rename a constraint?", "Can I drop a constraint of the products table?",
+    }  # fmt: skip
 
 
 def test_a_help_centre_that_states_prices_keeps_price_questions_as_gaps(asked_demo):

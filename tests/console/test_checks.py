@@ -185,8 +185,8 @@ def test_the_console_runs_them_in_the_background_with_progress(client, django_us
 def test_citing_matches_part_of_a_title_or_of_a_url(cites, passes):
     from feedback.checks import Outcome, problems_of
 
-    cited = [{"title": "SQL Dump > Using pg_dumpall",
-              "url": "https://www.postgresql.org/docs/current/backup-dump.html#BACKUP-DUMP-ALL"}]  # fmt: skip
+    url = "https://www.postgresql.org/docs/current/backup-dump.html#BACKUP-DUMP-ALL"
+    cited = [{"title": "SQL Dump > Using pg_dumpall", "url": url}]
     outcome = Outcome(refused=False, answer="Run pg_dumpall [1].", cited=cited, ms=1.0)
     check = AnswerCheck(question="How do I back up every database?", cites=cites)
     assert (problems_of(check, outcome) == []) is passes

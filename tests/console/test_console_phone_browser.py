@@ -54,7 +54,8 @@ def test_the_console_on_a_phone(live, page):  # noqa: ANN001, F811
         assert nav.get_by_role("link", name=name, exact=True).is_visible(), name
     assert page.locator("a.docs-link").is_visible()
     logout = page.get_by_role("button", name="Log out")
-    assert logout.is_visible() and logout.bounding_box()["x"] + logout.bounding_box()["width"] <= 390
+    box = logout.bounding_box()
+    assert logout.is_visible() and box["x"] + box["width"] <= 390
     shot(page, "390-menu-open")
     assert serious_violations(page) == []
 

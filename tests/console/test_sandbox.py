@@ -66,9 +66,7 @@ def test_a_threshold_of_one_refuses_without_a_prompt(staff_client, demo):
     assert 'href="https://help.acme.example/refunds#getting-your-money-back"' in related.group(1)
 
 
-def test_a_refusal_by_the_answerability_check_is_not_told_in_green_as_an_answer(
-    staff_client, demo
-):
+def test_a_refusal_by_the_answerability_check_is_not_told_in_green_as_an_answer(staff_client, demo):
     # On the tokens page the topic carries a passage over the gate; no sentence of it answers.
     asked = {"question": "Can I pay with bitcoin?", "topic": "Retrieval endpoint token management"}
     html = staff_client.get("/admin/sandbox/", asked).content.decode()

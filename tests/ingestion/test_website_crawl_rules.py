@@ -74,7 +74,7 @@ def test_a_folders_page_is_matched_by_its_index_html_name_too(site, store, proje
     assert {"", "install.html", "billing.html"} <= indexed(source)
 
 
-def test_a_start_page_the_include_rules_leave_out_is_read_for_its_links(site, store, project) -> None:  # noqa: ANN001
+def test_a_start_page_the_include_rules_leave_out_is_read_for_its_links(site, store, project):  # noqa: ANN001, ANN201
     source = website(project, f"{site.url}/docs/", include=["/docs/install*", "/docs/faq*"])
     run = source_sync(source=source)
     assert indexed(source) == {"install.html", "faq.html"}  # install-print: its canonical

@@ -173,7 +173,7 @@ def test_it_skips_pages_over_the_size_limit(site, store, project) -> None:  # no
     assert run.added == 3
 
 
-def test_a_crawls_bar_never_runs_ahead_of_the_pages_found(site, store, project, monkeypatch) -> None:  # noqa: ANN001
+def test_a_crawls_bar_never_runs_ahead_of_the_pages_found(site, store, project, monkeypatch):  # noqa: ANN001, ANN201
     """A crawl finds its pages level by level: after the start page alone, the bar measures
     against the page limit, not against the one page known (which said 50% at once)."""
     monkeypatch.setattr("ingestion.sync.FLUSH_EVERY_SECONDS", 0)  # a report after every page
