@@ -63,14 +63,18 @@ def aside_reason(question: str, documents: DocumentsAsked) -> str:
         return ""  # no documents: nothing to be beside
     if MONEY.search(question) and not documents.state_prices():
         return "a price; the documents state none"
-    # Another product: named, never in the documents, and the question is about it, not about
-    # this product beside it ("Do you ship to Antarctica?" asks the vendor; "Does PostgreSQL
-    # read MySQL dumps?" names the documents' own subject): those may be gaps.
+    # Another product: named, never in the documents, and the question is about it ("How much
+    # does Slack cost?"), not about this product beside it, which may be a gap: "Do you ship
+    # to Antarctica?" asks the vendor, "Can I pay with Bitcoin?" relates it to this product,
+    # "Does PostgreSQL read MySQL dumps?" names the documents' own subject.
     named = names(question)
     unnamed = [n for n in named if not documents.name(n)]
-    if unnamed and len(unnamed) == len(named) and not _ADDRESSED.search(question):
-        return f"{', '.join(unnamed)}: the documents never name it"
+    about = [n for n in unnamed if not re.search(rf"\b{_RELATING}\s+{re.escape(n)}\b", question)]
+    if about and len(unnamed) == len(named) and not _ADDRESSED.search(question):
+        return f"{', '.join(about)}: the documents never name it"
     return ""
 
 
 _ADDRESSED = re.compile(r"\b(you|your|yours)\b", re.IGNORECASE)
+#: Words that relate a name to the product asked about ("pay with Bitcoin", "move from Jira").
+_RELATING = r"(?i:with|to|from|into|in|on|via|by|for|through|against|like|than|and|or)"

@@ -286,9 +286,11 @@ def test_prices_and_other_products_are_off_topic_even_near_the_manual(store):  #
 def test_a_help_centre_that_states_prices_keeps_price_questions_as_gaps(asked_demo):
     asked_at(asked_demo, "How much does Slack cost?", topic="Billing")
     asked_at(asked_demo, "How much does the Team plan cost for 40 users?", topic="Billing")
+    asked_at(asked_demo, "Can I pay with Bitcoin?", topic="Billing")
     report = _report(asked_demo)
     gaps = {c.question for t in report.topics for c in t.clusters}
     aside = {c.question: c.aside for c in report.off_topic}
     assert aside["How much does Slack cost?"] == "Slack: the documents never name it"
     assert "How much does the Team plan cost for 40 users?" in gaps
+    assert "Can I pay with Bitcoin?" in gaps  # a way to pay for this product: a gap
     assert any("discount" in q for q in gaps) and "Do you ship to Antarctica?" in gaps
