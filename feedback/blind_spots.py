@@ -3,7 +3,9 @@ grouped by page topic and clustered by meaning (paraphrases together), most freq
 
 Each cluster is told apart as a documentation gap (the question is about what the documents
 cover, and nothing answers it) or an off-topic request ("write me a poem"): by how similar its
-leading question is to the nearest chunk of the project's documents (`nearest_similarity`).
+leading question is to the nearest chunk of the project's documents (`nearest_similarity`),
+and, near them, whether it asks a price of documents that state none or names a product they
+never name (feedback/aside.py).
 Clusters an admin dismissed or resolved are hidden until a question of theirs is asked again
 after the mark.
 
@@ -21,6 +23,7 @@ from datetime import datetime
 from django.db.models import Q
 
 from assistant.models import Project
+from feedback.aside import DocumentsAsked, aside_reason
 from feedback.clustering import DEFAULT_SIMILARITY, cluster_texts
 from feedback.content_similarity import OFF_TOPIC_SIMILARITY, nearest_similarities
 from feedback.models import BlindSpotMark, Feedback
@@ -49,10 +52,13 @@ class BlindSpotCluster:
     nearest: float | None = None
     #: The mark this cluster came back from (asked again since it was dismissed or resolved).
     returned_from: BlindSpotMark | None = None
+    #: Why it is beside the documents although near them (feedback/aside.py): "" when not.
+    aside: str = ""
 
     @property
     def off_topic(self) -> bool:
-        return self.nearest is not None and self.nearest < OFF_TOPIC_SIMILARITY
+        far = self.nearest is not None and self.nearest < OFF_TOPIC_SIMILARITY
+        return far or bool(self.aside)
 
     @property
     def texts(self) -> list[str]:
@@ -151,7 +157,11 @@ def blind_spots(
     nearest = nearest_similarities(
         project_id=project.pk, vectors=[vectors[normalised(c.question)] for c in clusters]
     )
-    clusters = [replace(c, nearest=n) for c, n in zip(clusters, nearest, strict=True)]
+    documents = DocumentsAsked(project.pk)
+    clusters = [
+        replace(c, nearest=n, aside=aside_reason(c.question, documents) if n is not None else "")
+        for c, n in zip(clusters, nearest, strict=True)
+    ]
     shown, hidden = _apply_marks(project, clusters)
     topics: dict[str, list[BlindSpotCluster]] = {}
     for cluster in shown:

@@ -149,8 +149,10 @@ def problems_of(check: AnswerCheck, outcome: Outcome) -> list[str]:
         return ["refused, but it must be answered"]
     problems = []
     wanted = check.cites.strip().lower()
+    # Part of a title, or of a URL: a page (backup-dump.html) or a section of it
+    # (backup-dump.html#BACKUP-DUMP-ALL), written with or without the site's address.
     if wanted and not any(
-        wanted in (c["title"] or "").lower() or wanted == (c["url"] or "").lower()
+        wanted in (c["title"] or "").lower() or wanted in (c["url"] or "").lower()
         for c in outcome.cited
     ):
         problems.append(f"does not cite “{check.cites}”")

@@ -161,7 +161,8 @@ class AnswerCheckForm(forms.Form):
     )  # fmt: skip
     cites = forms.CharField(
         label="Citing", max_length=1000, required=False,
-        help_text="A source the answer must cite: part of its title, or its URL. Empty: any.",
+        help_text="A source the answer must cite: part of its title or of its URL (a page, "
+        "backup-dump.html, or a section, backup-dump.html#backup-dump-all). Empty: any.",
     )  # fmt: skip
     facts = forms.CharField(
         label="Key facts", max_length=2000, required=False,

@@ -162,8 +162,9 @@ class SyncRun(models.Model):
     changes = models.JSONField(default=dict, blank=True)
     message = models.TextField(blank=True)
 
-    #: `done` when the bar last moved (in the syncing process only, never stored).
-    bar_done = 0
+    #: The most items there can be while more may be found (the connector's Total.at_most;
+    #: in the syncing process only, never stored).
+    at_most: int | None = None
 
     class Meta:
         ordering = ["-started_at", "-id"]
@@ -176,12 +177,7 @@ class SyncRun(models.Model):
     def percent(self) -> int:
         if self.status != self.Status.RUNNING:
             return 100
-        return self.shown_percent or min(99, self.share_done)
-
-    @property
-    def share_done(self) -> int:
-        """Items done out of those known now, in percent (it falls when a crawl finds more)."""
-        return min(100, int(100 * self.done / self.total)) if self.total else 0
+        return self.shown_percent  # sync._advance_bar: never ahead of the work, never back
 
     @property
     def known_total(self) -> int:

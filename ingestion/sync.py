@@ -150,10 +150,30 @@ def source_sync(
     else:
         status = SyncRun.Status.PARTIAL if run.failed else SyncRun.Status.SUCCEEDED
         message = f"{run.failed} item(s) could not be read; see errors." if run.failed else ""
+        if (run.seen or run.skipped) and not Document.objects.filter(source=source).exists():
+            status, message = SyncRun.Status.FAILED, _nothing_indexed(run)
         _finish(run, status, message)
     if on_progress:
         on_progress(run)
     return run
+
+
+def _nothing_indexed(run: SyncRun) -> str:
+    """Why a run that read its source left it empty: not a success, whatever it saw."""
+    said = [f"{run.skipped} skipped"] if run.skipped else []
+    said += [f"{run.failed} could not be read"] if run.failed else []
+    said += [f"{run.removed} removed"] if run.removed else []
+    first = next(iter(run.changes.get("skipped") or run.errors or []), None)
+    why = ""
+    if first is not None:
+        reason = first.get("reason") or first.get("error") or ""
+        why = f" First: {first.get('url') or 'the source'}, {reason}."
+        if "pattern" in reason:
+            why += " Edit the source's paths to read or skip."
+    return (
+        f"Nothing was indexed: the source holds no document ({', '.join(said) or 'none read'})."
+        + why
+    )
 
 
 def _sync(
@@ -182,6 +202,7 @@ def _sync(
 
     for item in connector_for(source).read():
         if isinstance(item, Total):
+            run.at_most = item.at_most
             if item.count > run.total:
                 run.total = item.count
                 _save_progress(run)  # a crawl's next level: the bar must not stand at 100%
@@ -261,15 +282,13 @@ def _record(run: SyncRun, change: str, title: str, url: str, **extra: str) -> No
 
 
 def _advance_bar(run: SyncRun) -> None:
-    """Move the bar over the part still to go by the share of the known remaining items just
-    done, one more item held in reserve: it never goes back when a crawl finds more pages (it
-    slows down), and it never says 100% before the run has finished."""
-    if run.done <= run.bar_done:
-        return
-    remaining = max(run.total, run.done) - run.bar_done + 1
-    step = (100 - run.shown_percent) * (run.done - run.bar_done) / remaining
-    run.shown_percent = min(99, run.shown_percent + int(step))
-    run.bar_done = run.done
+    """The share done of the most there can be: of the total while it is the whole, of the
+    connector's `at_most` while more may be found (a crawl, level by level, up to its page
+    limit). So the bar never runs ahead of the work (17 of 195 pages found is not 70%), never
+    goes back when a crawl finds more, and never says 100% before the run has finished."""
+    whole = max(run.total, run.done, run.at_most or 0)
+    share = int(100 * run.done / whole) if whole else 0
+    run.shown_percent = min(99, max(run.shown_percent, share))
 
 
 def _save_progress(run: SyncRun) -> None:

@@ -20,6 +20,15 @@ def test_the_manual_builds_with_no_warning(built_docs):
         assert (site / page / "index.html").is_file(), page
 
 
+def test_every_console_link_into_the_manual_lands_on_a_heading(built_docs):
+    from assistant.templatetags.docs import DOCS_PAGES
+
+    for target in DOCS_PAGES.values():
+        page, _, anchor = target.partition("#")
+        html = (built_docs[0] / page / "index.html").read_text()
+        assert not anchor or f'id="{anchor}"' in html, target
+
+
 def test_the_readme_fits_on_two_screens_and_its_links_exist():
     readme = (REPO / "README.md").read_text()
     assert len(readme.splitlines()) <= 150

@@ -99,3 +99,37 @@ def test_the_first_start_creates_a_staff_login_and_shows_its_password_once(
     call_command("createadmin", "--first-login", stdout=again)
     assert again.getvalue() == ""  # the second start neither shows nor changes the password
     assert django_user_model.objects.get(username="admin").check_password(lines["password"])
+
+
+def test_run_prints_the_first_login_last_so_it_does_not_scroll_away(tmp_path):
+    """`.bin/run` itself, its Python, MkDocs and daphne replaced by stubs that say what they
+    were asked: the login createadmin prints comes after every other line (a pip warning
+    included), right before the server starts."""
+    import shutil
+
+    checkout = tmp_path / "checkout"
+    (checkout / ".bin").mkdir(parents=True)
+    shutil.copy(ROOT / ".bin" / "run", checkout / ".bin" / "run")
+    stub = "#!/usr/bin/env bash\n"
+    (checkout / ".bin" / "setup").write_text(stub + 'echo "pip: WARNING: a resolver warning"\n')
+    bin_dir = checkout / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python").write_text(
+        stub + 'case "$*" in *createadmin*) printf "\\nFirst start: created the console'
+        '\'s staff account.\\n  password: s3cret\\n";; *) echo "python $2";; esac\n'
+    )
+    (bin_dir / "mkdocs").write_text(stub + "echo mkdocs\n")
+    (bin_dir / "daphne").write_text(stub + 'echo "daphne serving"\n')
+    for script in (*bin_dir.iterdir(), checkout / ".bin" / "run", checkout / ".bin" / "setup"):
+        script.chmod(0o755)
+    done = subprocess.run(  # noqa: S603
+        [str(checkout / ".bin" / "run")],
+        env={"PATH": os.environ["PATH"], "ASKDOCS_DATA_DIR": str(tmp_path / "data")},
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    assert lines[-3:] == [
+        "First start: created the console's staff account.", "  password: s3cret",
+        "daphne serving",
+    ], lines  # fmt: skip
+    assert lines.count("  password: s3cret") == 1

@@ -255,7 +255,11 @@ def test_without_a_mail_server_the_console_says_the_mail_was_only_written_to_out
     settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
     settings.EMAIL_FILE_PATH = tmp_path / "outbox"
     support(project, "email", "help@shop.example")
-    handoff = settled(hand_over(client, project, email="ada@example.org").json()["handoff_id"])
+    body = hand_over(client, project, email="ada@example.org").json()
+    # The visitor is not told it was sent, nor to wait for a reply that cannot come.
+    assert "We've sent" not in body["message"] and "will reply to" not in body["message"]
+    assert body["message"].startswith("Your request is saved, but this site cannot send e-mail")
+    handoff = settled(body["handoff_id"])
     assert handoff.status == Handoff.Status.WRITTEN
     [written] = (tmp_path / "outbox").iterdir()
     assert "help@shop.example" in written.read_text()

@@ -74,6 +74,11 @@ class SandboxRun:
         return sum(1 for c in self.candidates if c.kept)
 
     @property
+    def refused_by_check(self) -> bool:
+        """The answerability check found no sentence of the kept passages that answers."""
+        return bool(self.answerability) and not self.answerability.get("answerable")
+
+    @property
     def added_by_words(self) -> int:
         """Candidates the cross-encoder read beyond the search's best `rerank_top`: those the
         word search (BM25) added to its reading."""

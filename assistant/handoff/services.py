@@ -9,6 +9,7 @@ import logging
 from django.db import transaction
 
 from assistant.handoff.models import Handoff
+from assistant.handoff.sending import mail_goes_to_outbox
 from assistant.handoff.tasks import handoff_send
 from assistant.models import Interaction, Project
 from assistant.wiring import background
@@ -67,6 +68,14 @@ def what_happens_next(handoff: Handoff) -> str:
     """The sentence the visitor reads once the handoff is recorded."""
     if handoff.via == Handoff.Via.LINK:
         return "Our support page opens in a new tab; you can describe your question there."
+    if handoff.via == Handoff.Via.EMAIL and mail_goes_to_outbox():
+        # No mail server: the message becomes a file on the server (outbox/), read by nobody
+        # until someone looks; the visitor must not wait for a reply that cannot come.
+        return (
+            "Your request is saved, but this site cannot send e-mail yet, so it has not reached "
+            "our support team and nobody will reply from here. Please contact support another "
+            "way if you need an answer soon."
+        )
     if handoff.email:
         return (
             "Thanks! We've sent this conversation to our support team. "

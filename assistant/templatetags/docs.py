@@ -12,6 +12,7 @@ DOCS_PAGES = {
     "overview": "console/#overview",
     "projects": "console/#projects",
     "sources": "sources/",
+    "private-hosts": "sources/#docs-on-this-machine-or-inside-your-network",
     "sandbox": "console/#sandbox",
     "conversations": "console/#conversations",
     "metrics": "console/#relevance",

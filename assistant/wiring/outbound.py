@@ -43,6 +43,10 @@ class Refused(httpcore.ConnectError):
     """The host is, or resolves to, an address the deployment does not allow."""
 
 
+#: How a refusal for a non-public address ends: the setting that admits it.
+ALLOW_HINT = "(allow it with ASKDOCS_ALLOWED_PRIVATE_HOSTS)"
+
+
 class DeadlinePassed(httpcore.ReadTimeout):
     """The request's deadline passed before it was done."""
 
@@ -156,11 +160,10 @@ def checked_addresses(host: str, port: int, allowed: AllowList) -> list[str]:
         address = ipaddress.ip_address(text)
         if not is_public(address) and not allowed.admits(host, address):
             raise Refused(
-                f"{host} is the non-public address {address}: not requested "
-                "(allow it with ASKDOCS_ALLOWED_PRIVATE_HOSTS)"
+                f"{host} is the non-public address {address}: not requested {ALLOW_HINT}"
                 if host.lower() == text.lower()
                 else f"{host} resolves to the non-public address {address}: not requested "
-                "(allow it with ASKDOCS_ALLOWED_PRIVATE_HOSTS)"
+                f"{ALLOW_HINT}"
             )
         if text not in addresses:
             addresses.append(text)

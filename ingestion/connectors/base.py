@@ -63,9 +63,12 @@ class Cut:
 
 @dataclass(frozen=True, slots=True)
 class Total:
-    """How many items the connector knows of so far (for progress)."""
+    """How many items the connector knows of so far (for progress). `at_most`: how many there
+    can be in all while more may still be found (a crawl's page limit); None when `count` is
+    the whole (a folder listed, a sitemap read), so the bar can measure against it."""
 
     count: int
+    at_most: int | None = None
 
 
 Item = Fetched | Gone | Failed | Unchanged | Skipped | Cut | Total

@@ -40,6 +40,7 @@ from ingestion.connectors.base import (
 from ingestion.connectors.web_fetch import Page, fetch
 from ingestion.connectors.website_rules import (
     DEFAULT_EXCLUDE,
+    NOT_INCLUDED,
     NOT_PAGES,
     CrawlLimits,
     PathRules,
@@ -214,23 +215,40 @@ class WebsiteConnector:
                 found.append(loc.strip())
         return found
 
-    def _crawl(self, client: httpx.Client, seeds: list[str]) -> Iterator[Item]:
-        queued: set[str] = set()
-        done_ids: set[str] = set()
+    def _first_level(
+        self, seeds: list[str], queued: set[str], hubs: dict[str, str]
+    ) -> tuple[list[str], list[Item]]:
+        """The seeds to read, and the items of those not read. Include rules name the pages
+        wanted, rarely the start page that links to them: it is read for its links only
+        (in `hubs`, with why it is not indexed)."""
+        start = normalise(self.start_url) if self.start_url else ""
         level: list[str] = []
+        items: list[Item] = []
         for seed in seeds:
             url = normalise(seed)
             if url in queued:
                 continue
             queued.add(url)
             if not self.in_scope(url):
-                yield Failed(url, "outside the site's domain and path; skipped")
+                items.append(Failed(url, "outside the site's domain and path; skipped"))
             elif not self.allowed(url):
-                yield Failed(url, "disallowed by robots.txt; skipped")
+                items.append(Failed(url, "disallowed by robots.txt; skipped"))
             elif reason := self.rules.reason_to_skip(urlsplit(url).path):
-                yield Skipped(url, reason)
+                if url == start and reason == NOT_INCLUDED:
+                    hubs[url] = f"{reason}: the start page, read for its links only"
+                    level.append(url)
+                else:
+                    items.append(Skipped(url, reason))
             else:
                 level.append(url)
+        return level, items
+
+    def _crawl(self, client: httpx.Client, seeds: list[str]) -> Iterator[Item]:
+        queued: set[str] = set()
+        done_ids: set[str] = set()
+        hubs: dict[str, str] = {}  # pages read for their links only: why they are not indexed
+        level, not_read_seeds = self._first_level(seeds, queued, hubs)
+        yield from not_read_seeds
         pages = 0
         # A sitemap alone is the list of pages: links are not followed, so a page dropped
         # from the sitemap is dropped from the index.
@@ -244,13 +262,17 @@ class WebsiteConnector:
                     yield self._cut(len(level))
                     break
                 pages += len(level)
-                yield Total(pages)
+                final = depth == max_depth or pages >= self.limits.max_pages
+                yield Total(pages, at_most=None if final else self.limits.max_pages)
                 next_level: list[str] = []
                 not_read = 0
-                for item, links in pool.map(lambda u: self._read_page(client, u), level):
+                read = pool.map(lambda u: self._read_page(client, u), level)
+                for url, (item, links) in zip(level, read, strict=True):
                     if item is None:
                         not_read += 1
                         continue
+                    if url in hubs and isinstance(item, Fetched | Unchanged):
+                        item = Skipped(url, hubs[url])
                     ident = (
                         item.document.external_id if isinstance(item, Fetched) else item.external_id
                     )

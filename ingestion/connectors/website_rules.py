@@ -45,6 +45,9 @@ class CrawlLimits:
     max_sitemap_bytes: int = 10_000_000
 
 
+NOT_INCLUDED = "not matched by the include patterns"
+
+
 @dataclass(frozen=True, slots=True)
 class PathRules:
     """Which pages of the site to read, by path patterns (fnmatch, `*` crosses folders)."""
@@ -53,9 +56,16 @@ class PathRules:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
 
     def reason_to_skip(self, path: str) -> str:
-        if self.include and not any(fnmatch.fnmatchcase(path, p) for p in self.include):
-            return "not matched by the include patterns"
-        matched = next((p for p in self.exclude if fnmatch.fnmatchcase(path, p)), None)
+        # A folder's page is read as the folder (/docs/index.html is /docs/): a pattern may
+        # name it either way (/docs/*.html matches it).
+        paths = (path, f"{path}index.html") if path.endswith("/") else (path,)
+        if self.include and not any(
+            fnmatch.fnmatchcase(each, p) for each in paths for p in self.include
+        ):
+            return NOT_INCLUDED
+        matched = next(
+            (p for p in self.exclude if any(fnmatch.fnmatchcase(each, p) for each in paths)), None
+        )
         return f"excluded by the pattern {matched}" if matched else ""
 
 

@@ -5,13 +5,19 @@ and changes nothing."""
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any, ClassVar, cast
+from urllib.parse import urlsplit
 
 from django import forms
+from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
+from django.utils.html import format_html
 from django.utils.module_loading import import_string
+from django.utils.safestring import SafeString
 
 from assistant.models import Project
+from assistant.templatetags.docs import docs_url
 from assistant.wiring import outbound
 from ingestion.connectors.registry import BY_KIND
 from ingestion.connectors.website import DEFAULT_EXCLUDE
@@ -80,6 +86,11 @@ class SourceForm(forms.Form):
         return merged
 
 
+#: Patterns a rule list may hold, and characters a pattern: said in the form's help.
+MAX_PATTERNS, MAX_PATTERN_CHARS = 50, 200
+PATTERN_LIMITS = f"At most {MAX_PATTERNS} patterns of {MAX_PATTERN_CHARS} characters."
+
+
 class PatternsField(forms.CharField):
     """Path patterns, one a line (fnmatch: `*` matches across folders), stored as a list."""
 
@@ -91,8 +102,11 @@ class PatternsField(forms.CharField):
     def to_python(self, value: Any) -> list[str]:  # type: ignore[override]
         lines = [line.strip() for line in str(super().to_python(value) or "").splitlines()]
         patterns = [line for line in lines if line]
-        if len(patterns) > 50 or any(len(p) > 200 for p in patterns):
-            raise forms.ValidationError("At most 50 patterns of at most 200 characters.")
+        if len(patterns) > MAX_PATTERNS or any(len(p) > MAX_PATTERN_CHARS for p in patterns):
+            longest = max(len(p) for p in patterns)
+            raise forms.ValidationError(
+                f"{PATTERN_LIMITS} This list has {len(patterns)}, the longest of {longest}."
+            )
         return patterns
 
 
@@ -108,12 +122,14 @@ class WebsiteSourceForm(SourceForm):
     )
     include = PatternsField(
         label="Only paths matching", required=False,
-        help_text="One pattern a line, e.g. /docs/guide/*. Empty: every page in the folder.",
+        help_text="One pattern a line, e.g. /docs/guide/* or /docs/*.html (a folder's page "
+        "matches as /docs/ and /docs/index.html). Empty: every page in the folder. The start "
+        f"page is read for its links even when no pattern matches it. {PATTERN_LIMITS}",
     )  # fmt: skip
     exclude = PatternsField(
         label="Skip paths matching", required=False, initial=list(DEFAULT_EXCLUDE),
         help_text="One pattern a line. The defaults skip generated index, search and "
-        "module-index pages.",
+        f"module-index pages. {PATTERN_LIMITS}",
     )  # fmt: skip
 
     def clean_start_url(self) -> str:
@@ -121,8 +137,32 @@ class WebsiteSourceForm(SourceForm):
         if not url.lower().startswith(("http://", "https://")):
             raise forms.ValidationError("Enter an http or https URL.")
         if reason := outbound.refusal(url):
-            raise forms.ValidationError(reason)
+            raise forms.ValidationError(private_host_advice(url, reason))
         return url
+
+
+def private_host_advice(url: str, reason: str) -> str | SafeString:
+    """A start URL refused for its non-public address, with the one setting that admits it
+    (its value, this host added to what is set) and the manual's section on it."""
+    if outbound.ALLOW_HINT not in reason:
+        return reason
+    host = (urlsplit(url).hostname or "").lower()
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    # `localhost` also resolves to ::1, which 127.0.0.1 does not cover: name both.
+    wanted = ["127.0.0.1", "localhost"] if loopback else [host]
+    value = ",".join(dict.fromkeys([*settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS, *wanted]))
+    return format_html(
+        "{} To read docs served on this machine or inside your network, set "
+        "<code>ASKDOCS_ALLOWED_PRIVATE_HOSTS={}</code> in the environment of the web server "
+        'and the workers, then restart them (<a href="{}" target="_blank" rel="noopener">'
+        "Docs on this machine, in the manual</a>).",
+        reason.replace(f" {outbound.ALLOW_HINT}", ""),
+        value,
+        docs_url("private-hosts"),
+    )
 
 
 class ManualSourceForm(SourceForm):

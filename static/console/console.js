@@ -2,6 +2,36 @@
 (function () {
   "use strict";
 
+  // On a phone the navigation folds behind "Menu" (console.css); without this script it
+  // stays listed, so every page is still reachable.
+  document.documentElement.classList.add("js");
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest(".menu-toggle");
+    if (!toggle) return;
+    var bar = toggle.closest(".topbar");
+    var open = !bar.classList.contains("open");
+    bar.classList.toggle("open", open);
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+
+  // A card or table that scrolls sideways on a narrow screen can be scrolled from the
+  // keyboard too: it takes the focus (and gives it back once it fits again).
+  function scrollersFocusable() {
+    document.querySelectorAll(".console-page .card, .table-scroll").forEach(function (box) {
+      var scrolls = box.scrollWidth > box.clientWidth + 1;
+      if (scrolls && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("data-scroll-focus", "");
+      } else if (!scrolls && box.hasAttribute("data-scroll-focus")) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("data-scroll-focus");
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", scrollersFocusable);
+  document.addEventListener("htmx:afterSettle", scrollersFocusable);
+  window.addEventListener("resize", scrollersFocusable);
+
   // Times are shown in the viewer's zone: the server reads it from this cookie.
   try {
     var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -47,7 +77,8 @@
     var verdict = box.querySelector("[data-verdict]");
     if (verdict) {
       verdict.textContent = kept
-        ? kept + " passed the threshold of " + threshold.toFixed(2) + ": the assistant answers from them."
+        ? kept + " pass the threshold of " + threshold.toFixed(2) +
+          ": release the slider to see whether a sentence of them answers the question."
         : "None passed the threshold of " + threshold.toFixed(2) + ": the assistant says it doesn't know.";
       verdict.classList.toggle("refuses", kept === 0);
     }

@@ -576,8 +576,17 @@
     } catch (e) { /* storage blocked or full: the conversation lives on this page only */ }
   }
   function remember(answer) {
-    kept.push({ question: answer.question, text: answer.text, sources: answer.sources,
-      refused: answer.refused, id: answer.id || null, related: answer.related || [], vote: null });
+    answer.kept = { question: answer.question, text: answer.text, sources: answer.sources,
+      refused: answer.refused, id: answer.id || null, related: answer.related || [], vote: null,
+      handoff: null };
+    kept.push(answer.kept);
+    store();
+  }
+  // A conversation handed to a person stays handed: after a reload the refusal shows what the
+  // visitor was told, not "Ask a person" again.
+  function rememberHandoff(answer, message) {
+    answer.handoff = message;
+    if (answer.kept) answer.kept.handoff = message;
     store();
   }
   // A vote survives a reload: the thumbs show what this visitor already said.
@@ -616,6 +625,8 @@
       answer.related = Array.isArray(m.related) ? m.related : [];
       answer.id = m.id;
       answer.vote = m.vote === "up" || m.vote === "down" ? m.vote : null;
+      answer.handoff = typeof m.handoff === "string" ? m.handoff : null;
+      answer.kept = m;
       answer.show(!!m.refused);
       kept.push(m);
     });
@@ -731,7 +742,13 @@
   }
 
   function askAPerson(answer, reveal) {
-    if (!person || !conversation || answer.node.querySelector(".person")) return;
+    if (answer.node.querySelector(".person")) return;
+    if (answer.handoff) {
+      var sent = answer.node.appendChild(el("div", "person")).appendChild(el("p", "done", answer.handoff));
+      sent.setAttribute("role", "status");
+      return;
+    }
+    if (!person || !conversation) return;
     var about = conversation; // the conversation of this answer, even after a new topic
     var box = answer.node.appendChild(el("div", "person"));
     // After a thumbs-down it comes below the comment box, out of sight: show it.
@@ -769,6 +786,7 @@
         postHandoff(about, { email: mail.value.trim() }).then(function (b) {
           f.remove();
           said.textContent = b.message;
+          rememberHandoff(answer, b.message);
         }, function (err) {
           go.disabled = false;
           said.textContent = err.message;

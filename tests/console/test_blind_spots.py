@@ -13,6 +13,7 @@ from django.utils import timezone
 from assistant.models import Interaction, Project
 from feedback.blind_spots import blind_spots
 from feedback.models import QuestionVector
+from tests.ingestion.conftest import store  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -241,3 +242,55 @@ def test_answers_voted_down_are_listed_as_a_third_kind(staff_client, asked_demo)
     assert disliked.count("data-disliked") == 1
     assert "Where are my invoices?" in disliked and "Not there" in disliked
     assert "<strong>Billing &gt; Invoices</strong>" in disliked  # Markdown, rendered and escaped
+
+
+SQL_MANUAL = """# ALTER TABLE
+
+## Dropping a constraint
+
+To drop a constraint you need to know its name. The planner estimates the cost of each plan
+node; `ALTER TABLE products DROP CONSTRAINT some_name;` removes it. The price column of the
+products table keeps its values.
+
+## Adding a column
+
+`ALTER TABLE products ADD COLUMN description text;` adds a column, filled with nulls.
+"""
+
+
+def test_prices_and_other_products_are_off_topic_even_near_the_manual(store):  # noqa: ANN001, F811
+    from ingestion.models import Source
+    from ingestion.services import document_upsert
+
+    project = Project.objects.create(name="Database manual")
+    source = Source.objects.create(project=project, kind="manual", name="Manual")
+    document_upsert(source=source, external_id="manual", title="ALTER TABLE", text=SQL_MANUAL)
+    for question in ("How much does the database cost?", "Can I pay for support with bitcoin?",
+                     "How do I configure MongoDB sharding?", "How do I rename a constraint?",
+                     "Can I drop a constraint of the products table?"):  # fmt: skip
+        asked_at(project, question)
+    report = _report(project)
+    gaps = {c.question for t in report.topics for c in t.clusters}
+    aside = {c.question: c.aside for c in report.off_topic}
+    assert set(aside) == {
+        "How much does the database cost?", "Can I pay for support with bitcoin?",
+        "How do I configure MongoDB sharding?",
+    }  # fmt: skip
+    assert aside["How much does the database cost?"] == "a price; the documents state none"
+    assert aside["Can I pay for support with bitcoin?"] == "a price; the documents state none"
+    assert gaps == {
+        "How do I rename a constraint?", "Can I drop a constraint of the products table?",
+    }  # fmt: skip
+
+
+def test_a_help_centre_that_states_prices_keeps_price_questions_as_gaps(asked_demo):
+    asked_at(asked_demo, "How much does Slack cost?", topic="Billing")
+    asked_at(asked_demo, "How much does the Team plan cost for 40 users?", topic="Billing")
+    asked_at(asked_demo, "Can I pay with Bitcoin?", topic="Billing")
+    report = _report(asked_demo)
+    gaps = {c.question for t in report.topics for c in t.clusters}
+    aside = {c.question: c.aside for c in report.off_topic}
+    assert aside["How much does Slack cost?"] == "Slack: the documents never name it"
+    assert "How much does the Team plan cost for 40 users?" in gaps
+    assert "Can I pay with Bitcoin?" in gaps  # a way to pay for this product: a gap
+    assert any("discount" in q for q in gaps) and "Do you ship to Antarctica?" in gaps

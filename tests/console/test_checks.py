@@ -169,3 +169,24 @@ def test_the_console_runs_them_in_the_background_with_progress(client, django_us
     assert (run.total, run.done, run.failed) == (2, 2, 1)
     page = client.get("/admin/checks/", {"project": acme.pk}).content.decode()
     assert "2 run in" in page and "1 failed" in page and 'hx-trigger="every 1s"' not in page
+
+
+@pytest.mark.parametrize(
+    ("cites", "passes"),
+    [
+        ("backup-dump.html#BACKUP-DUMP-ALL", True),  # a section, as written in the page's link
+        ("backup-dump.html", True),  # the page
+        ("https://www.postgresql.org/docs/current/backup-dump.html#backup-dump-all", True),
+        ("Using pg_dumpall", True),  # part of the title
+        ("backup-dump.html#BACKUP-DUMP-RESTORE", False),  # another section
+        ("backup-file.html", False),
+    ],
+)
+def test_citing_matches_part_of_a_title_or_of_a_url(cites, passes):
+    from feedback.checks import Outcome, problems_of
+
+    url = "https://www.postgresql.org/docs/current/backup-dump.html#BACKUP-DUMP-ALL"
+    cited = [{"title": "SQL Dump > Using pg_dumpall", "url": url}]
+    outcome = Outcome(refused=False, answer="Run pg_dumpall [1].", cited=cited, ms=1.0)
+    check = AnswerCheck(question="How do I back up every database?", cites=cites)
+    assert (problems_of(check, outcome) == []) is passes

@@ -66,6 +66,23 @@ def test_a_threshold_of_one_refuses_without_a_prompt(staff_client, demo):
     assert 'href="https://help.acme.example/refunds#getting-your-money-back"' in related.group(1)
 
 
+def test_a_refusal_by_the_answerability_check_is_not_told_in_green_as_an_answer(staff_client, demo):
+    # On the tokens page the topic carries a passage over the gate; no sentence of it answers.
+    asked = {"question": "Can I pay with bitcoin?", "topic": "Retrieval endpoint token management"}
+    html = staff_client.get("/admin/sandbox/", asked).content.decode()
+    verdict = re.search(r'<p class="verdict( refuses)?" data-verdict>(.*?)</p>', html, re.S)
+    assert verdict and verdict.group(1) == " refuses"
+    assert re.fullmatch(
+        r"\d passed the threshold of 0\.5, but no sentence of them answers the question \(the "
+        r"answerability check, below\): the assistant says it doesn't know\.",
+        verdict.group(2),
+    ), verdict.group(2)
+    assert "answers from them" not in html
+    # The topic's words alone do not make its page a related one.
+    related = re.search(r'data-testid="related">(.*?)</div>', html, re.S)
+    assert related and "Retrieval endpoint tokens" not in related.group(1)
+
+
 def test_an_off_subject_refusal_offers_no_pages(staff_client, demo):
     response = staff_client.get("/admin/sandbox/", {"question": "Write me a poem about the sea"})
     related = re.search(r'data-testid="related">(.*?)</div>', response.content.decode(), re.S)

@@ -112,6 +112,37 @@ def test_a_start_url_at_an_internal_address_is_refused_with_a_clear_error(
     assert not Source.objects.filter(project=project).exists()
 
 
+@pytest.mark.parametrize(
+    ("url", "already", "value"),
+    [
+        ("http://localhost:8000/docs/", [], "127.0.0.1,localhost"),
+        ("http://127.0.0.1:8000/", ["wiki.internal"], "wiki.internal,127.0.0.1,localhost"),
+        ("http://10.1.2.3/docs/", [], "10.1.2.3"),
+    ],
+)
+def test_a_refused_local_site_says_the_setting_and_value_that_admit_it(
+    staff_client, project, settings, url, already, value
+):
+    settings.ASKDOCS_ALLOWED_PRIVATE_HOSTS = already
+    data = {"name": "Docs", "start_url": url, "schedule": "off", "max_pages": "10"}
+    response = staff_client.post(f"/admin/sources/new/website/?project={project.pk}", data)
+    error = _field_block(response.content.decode(), "start_url")
+    assert f"<code>ASKDOCS_ALLOWED_PRIVATE_HOSTS={value}</code>" in error
+    assert "restart" in error and "(allow it with" not in error
+    assert 'href="/docs/sources/#docs-on-this-machine-or-inside-your-network"' in error
+
+
+def test_the_rules_limits_are_said_before_submitting_and_after(staff_client, project):
+    form = staff_client.get(f"/admin/sources/new/website/?project={project.pk}").content.decode()
+    for field in ("include", "exclude"):
+        assert "At most 50 patterns of 200 characters." in _field_block(form, field)
+    data = {"name": "Docs", "start_url": "https://docs.example.com/", "schedule": "off",
+            "max_pages": "10", "include": "\n".join(f"/p{n}/*" for n in range(51))}  # fmt: skip
+    response = staff_client.post(f"/admin/sources/new/website/?project={project.pk}", data)
+    error = _field_block(response.content.decode(), "include")
+    assert "This list has 51, the longest of 6." in error
+
+
 def test_an_unknown_kind_is_404(staff_client, project):
     assert staff_client.get(f"/admin/sources/new/ftp/?project={project.pk}").status_code == 404
 

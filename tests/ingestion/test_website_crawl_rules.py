@@ -66,6 +66,34 @@ def test_include_and_exclude_patterns_choose_the_pages(site, store, project) -> 
     assert any(s["reason"] == "excluded by the pattern */faq.html" for s in run.changes["skipped"])
 
 
+def test_a_folders_page_is_matched_by_its_index_html_name_too(site, store, project) -> None:  # noqa: ANN001
+    """/docs/index.html is read as /docs/: an include rule /docs/*.html still means it."""
+    source = website(project, f"{site.url}/docs/index.html", include=["/docs/*.html"])
+    run = source_sync(source=source)
+    assert run.status == "partial"  # broken.html errors, as in every crawl of this site
+    assert {"", "install.html", "billing.html"} <= indexed(source)
+
+
+def test_a_start_page_the_include_rules_leave_out_is_read_for_its_links(site, store, project):  # noqa: ANN001, ANN201
+    source = website(project, f"{site.url}/docs/", include=["/docs/install*", "/docs/faq*"])
+    run = source_sync(source=source)
+    assert indexed(source) == {"install.html", "faq.html"}  # install-print: its canonical
+    assert {
+        "url": f"{site.url}/docs/",
+        "reason": "not matched by the include patterns: the start page, read for its links only",
+    } in run.changes["skipped"]
+
+
+def test_a_sync_that_indexed_nothing_is_not_a_success(site, store, project) -> None:  # noqa: ANN001
+    source = website(project, f"{site.url}/docs/", include=["/guide/*"])
+    run = source_sync(source=source)
+    source.refresh_from_db()
+    assert run.status == "failed" and source.status == "failed"
+    assert run.message.startswith("Nothing was indexed: the source holds no document (")
+    assert "not matched by the include patterns" in run.message, run.message
+    assert run.message.endswith("Edit the source's paths to read or skip.")
+
+
 def test_a_noindex_page_is_not_indexed_but_its_links_are_followed(site, store, project) -> None:  # noqa: ANN001
     site.write(
         "docs/overview.html",

@@ -173,6 +173,26 @@ def test_it_skips_pages_over_the_size_limit(site, store, project) -> None:  # no
     assert run.added == 3
 
 
+def test_a_crawls_bar_never_runs_ahead_of_the_pages_found(site, store, project, monkeypatch):  # noqa: ANN001, ANN201
+    """A crawl finds its pages level by level: after the start page alone, the bar measures
+    against the page limit, not against the one page known (which said 50% at once)."""
+    monkeypatch.setattr("ingestion.sync.FLUSH_EVERY_SECONDS", 0)  # a report after every page
+    links = "".join(f'<li><a href="p{n}.html">Page {n}</a></li>' for n in range(40))
+    site.write("docs/index.html", page("Home", f"<ul>{links}</ul>"))
+    for n in range(40):
+        site.write(f"docs/p{n}.html", page(f"Page {n}", f"<p>Topic {n} explained at length.</p>"))
+    seen: list[tuple[int, int, int]] = []
+    source = website(project, f"{site.url}/docs/", max_pages=100)
+    run = source_sync(
+        source=source, on_progress=lambda r: seen.append((r.done, r.total, r.shown_percent))
+    )
+    running = seen[:-1]  # the last report is the finished run's
+    assert run.status == SyncRun.Status.SUCCEEDED and len(running) >= 2
+    assert all(shown <= 100 * done // total for done, total, shown in running), running
+    assert [s for *_, s in running] == sorted(s for *_, s in running)
+    assert run.percent == 100
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_slow_crawl_saves_its_progress_as_it_goes(site, store, project) -> None:  # noqa: ANN001
     """Fewer pages than a batch still move the progress bar: a slow crawl flushes every
@@ -180,7 +200,7 @@ def test_a_slow_crawl_saves_its_progress_as_it_goes(site, store, project) -> Non
     import threading
     import time
 
-    source = website(project, f"{site.url}/docs/")
+    source = website(project, f"{site.url}/docs/", max_pages=10)
     site.delay = 0.6
     site.held = {"/docs/broken.html"}
     worker = threading.Thread(target=lambda: source_sync(source=source, trigger="test"))
@@ -193,7 +213,7 @@ def test_a_slow_crawl_saves_its_progress_as_it_goes(site, store, project) -> Non
                 break
             time.sleep(0.2)
         assert run is not None and run.status == SyncRun.Status.RUNNING
-        assert 0 < run.done < run.total and 0 < run.percent < 100
+        assert 0 < run.done < run.total and 0 < run.percent <= 100 * run.done // run.total
     finally:
         site.released.set()
         worker.join(timeout=60)

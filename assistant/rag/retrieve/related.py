@@ -12,13 +12,19 @@ pages (a cross-encoder false positive, "how much memory do i have left on this p
 Ray's memory pages), against 15% at 0.01. The pages are never the answer, so a stray one costs
 a visitor a glance; a near miss under the gate ("Do you accept cheques?" 0.17 against the
 invoices and payment methods section) is what the floor must let through.
+
+A page must also share a content word with the question as asked, without its page topic: the
+topic is read with the question, so on the demo's tokens page "Can I pay with bitcoin?" scored
+0.67 against "Managing retrieval endpoint tokens" for the topic's words alone.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urldefrag
 
+from assistant.rag.reading.words import content_words
 from assistant.rag.types import Candidate, Retrieval
 
 #: The least relevance a candidate needs to be offered as a related page.
@@ -45,6 +51,18 @@ def page_of(candidate: Candidate) -> str:
     return candidate.chunk.title.split(" > ")[0].strip().casefold()
 
 
+#: The page topic the query starts with (retrieve/queries.py: `(topic) question`).
+_TOPIC = re.compile(r"^\([^)]*\)\s*")
+
+
+def _shares_a_word(candidate: Candidate, asked: set[str]) -> bool:
+    """Whether the candidate's title or text has a content word of the question (a question
+    of stop words only, "What is this?", is not held to it)."""
+    return not asked or bool(
+        asked & content_words(f"{candidate.chunk.title} {candidate.chunk.text}")
+    )
+
+
 def related_pages(
     retrieval: Retrieval | None, *, floor: float = RELATED_FLOOR, limit: int = MAX_RELATED
 ) -> list[RelatedPage]:
@@ -54,11 +72,12 @@ def related_pages(
         return []
     scored = [c for c in retrieval.candidates if c.relevance is not None and c.relevance >= floor]
     scored.sort(key=lambda c: c.relevance or 0.0, reverse=True)
+    asked = content_words(_TOPIC.sub("", retrieval.query, count=1))
     pages: list[RelatedPage] = []
     seen: set[str] = set()
     for candidate in scored:
         key = page_of(candidate)
-        if not key or key in seen:
+        if not key or key in seen or not _shares_a_word(candidate, asked):
             continue
         seen.add(key)
         title = candidate.chunk.title or candidate.chunk.url
