@@ -4,7 +4,8 @@ A model on a busy two-core server may take a minute to start, stall between toke
 out of tokens mid-sentence; the quoted answer is made in milliseconds from the same passages.
 So when the passages answer the question (the answerability check), the visitor gets the
 quote at once, then `Written`, then the model's answer sentence by sentence, each checked
-against the passages before it leaves (write/grounding.py). Whatever stops the model (busy, a stall,
+against the passages before it leaves (write/grounding.py): a sentence's
+tokens are sent only once it passed, so the visitor never sees one taken back. Whatever stops the model (busy, a stall,
 the length limit, a refusal, nothing grounded left) ends the written part with `Unwritten`
 and the quote stands. A written answer that leaves out a name the quote gives (an option, an
 identifier, a command: what the reader came to copy) is shown under the quote but does not
@@ -29,8 +30,8 @@ from assistant.rag.write.grounding import (
     leads_in,
     left_out,
     names,
+    grounds,
     says_nothing,
-    source_text,
     why_withheld,
 )
 
@@ -112,7 +113,7 @@ def checked(
     """The model's text as whole sentences that passed the grounding check; `Waiting` as it
     comes; `Unwritten` when it stopped early or said nothing that could be shown. Sentences
     kept from the visitor are added to `withheld`, each with its reason."""
-    source = source_text(c.chunk.text for c in prompt.passages)
+    source = grounds(prompt.passages)
     sentences = Sentences()
     said = 0
     heard_at = time.monotonic()
