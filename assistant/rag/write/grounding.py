@@ -190,7 +190,9 @@ def grounds(passages: Sequence[Candidate], *, origins: Iterable[str] = ()) -> Gr
     return Grounds(
         # A passage's own address is the passages' to give (the prompt shows it).
         text=source_text([*texts, *(c.chunk.url for c in passages)]),
-        passages=tuple(content(f"{c.chunk.title} {t}") for c, t in zip(passages, texts)),
+        passages=tuple(
+            content(f"{c.chunk.title} {t}") for c, t in zip(passages, texts, strict=True)
+        ),
         origins=frozenset(allowed - {""}),
     )
 
