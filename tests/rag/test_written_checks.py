@@ -67,6 +67,19 @@ def test_a_fenced_command_no_passage_holds_is_dropped_with_its_lead_in():
     assert len(withheld) == 2
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Restart it by running ```sh sudo systemctl restart billing``` [1].",
+        "```sh sudo systemctl restart billing\n```",
+        "```\nsudo systemctl restart billing```",
+    ],
+)
+def test_a_command_in_any_fence_is_checked(written: str):
+    reason = why_withheld(written, grounds([passage(REFUND_FACTS)]))
+    assert "sudo systemctl restart billing" in reason
+
+
 def test_a_fenced_command_the_passage_holds_is_shown():
     docs = "Install the Acme CLI with pip:\n\n```bash\npip install acme-cli\n```\n"
     said, _ = shown(

@@ -96,7 +96,10 @@ _PROMPT = re.compile(r"^(?:\$|>>>|\.\.\.|PS>|[a-z]+@[\w-]+:\S*\$)\s+")
 def code_lines(block: str) -> list[str]:
     """The lines of a fenced code block a reader would run or copy (fences, blank lines and
     comments aside), each without its shell prompt."""
-    lines = [line.strip() for line in block.strip().splitlines()[1:]]
+    first, *lines = [line.strip() for line in block.strip().splitlines()]
+    # "```sh sudo systemctl restart db" on one line: the language, then code.
+    opened = first.lstrip("`").split(None, 1)
+    lines = [*opened[1:], *lines]
     return [
         _PROMPT.sub("", line)
         for line in lines
