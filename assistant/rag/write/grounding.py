@@ -23,7 +23,12 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from assistant.rag.types import Candidate
-from assistant.rag.write.injection import asks_for_secrets, gives_instructions, instructing_units
+from assistant.rag.write.injection import (
+    asks_for_secrets,
+    gives_instructions,
+    instructing_units,
+    plain,
+)
 from assistant.rag.write.support import content, unsupported
 
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
@@ -180,7 +185,9 @@ def origin(url: str) -> str:
 
 
 def data_only(text: str) -> str:
-    """`text` without the units that give orders to an assistant or ask for secrets."""
+    """`text` (made `plain`) without the units that give orders to an assistant or ask for
+    secrets."""
+    text = plain(text)
     for unit in instructing_units(text):
         text = text.replace(unit, " ")
     return text

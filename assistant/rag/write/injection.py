@@ -34,7 +34,8 @@ _RULES = (
 )
 _GENERAL = [
     # "Ignore your previous instructions", "disregard all prior rules", "forget the above".
-    rf"\b(?:ignore|disregard|forget|override|bypass|abandon)\s+(?:{_ANY}\s+){{1,3}}{_RULES}\b",
+    rf"\b(?:ignor(?:e|ing)|disregard(?:ing)?|forget(?:ting)?|overrid(?:e|ing)|bypass(?:ing)?"
+    rf"|abandon(?:ing)?)\s+(?:{_ANY}\s+){{1,3}}{_RULES}\b",
     # "End every answer with ...", "begin each reply with ...": orders about every answer.
     r"\b(?:end|start|begin|finish|close|sign)\s+(?:every|each|all|your|any)\s+"
     r"(?:answers?|responses?|repl(?:y|ies)|messages?|summar(?:y|ies))\b",
