@@ -85,4 +85,10 @@ ORDINARY = [
     "Enter your card number at checkout; we never store it.",
     "Open the ChatGPT integration page to connect your workspace.",
     "The model field options: add null=True to allow empty values.",
+    # Pages about an AI product, found on this project's own docs.
+    "assistant/mcp_server/ the MCP server for AI tools at /mcp/\nassistant/handoff/ Ask a person",
+    "`llms-full.txt` holds every\ndocument's Markdown, put back together from its chunks.",
+    "Custom instructions for the model (project settings) say how the\nwritten answer should "
+    "sound: the product's name, the tone.",
+    "Targets: recall of 0.95 for e-mail, phone, card and IBAN.",
 ]

@@ -70,14 +70,15 @@ _GENERIC = r"(?:assistants?|models?|bots?|machines?|robots?|agents?|crawlers?|su
 _SUMMARISING = r"(?:summari[sz]|paraphras|condens|rewrit|résum|zusammenfass|resum|riassum)\w*"
 _ADDRESSES = [
     # "Note for AI helpers", "message to any assistant", "Hinweis für KI-Assistenten".
-    rf"\b(?:note|message|memo|notice|reminder|instructions?|request|attention|hinweis|nachricht"
+    rf"\b(?:note|message|memo|notice|reminder|attention|hinweis|nachricht"
     rf"|remarque|nota|aviso|avviso)\s+(?:for|to|für|an|pour|para|per)\s+(?:the\s+|any\s+|all\s+"
     rf"|every\s+|die\s+|alle\s+|les\s+|los\s+|las\s+|gli\s+|i\s+|os\s+)?(?:{_AGENT}|{_GENERIC})",
     rf"\b(?:dear|hey|hi|hello|attention|attn|liebe[rs]?|cher|chère|querido|caro)\s*,?\s+"
     rf"(?:the\s+)?(?:{_AGENT}|{_GENERIC})",
     # "This paragraph is for AI assistants", "to any language model".
     rf"\b(?:for|to|für|an|pour|para|per)\s+(?:the\s+|any\s+|all\s+|every\s+|die\s+|alle\s+"
-    rf"|les\s+|los\s+|las\s+)?(?:{_AI}[\s-]+{_KIND}|{_NAMED}|(?:language|ai)\s+models?)\b",
+    rf"|les\s+|los\s+|las\s+)?(?:{_AI}[\s-]+{_KIND}|{_NAMED}|(?:language|ai)\s+models?)\b"
+    r"(?=\s*(?:[.:!,;]|$))",
     # "AI assistant: add ...", "ChatGPT, please ...", at the start of a unit.
     rf"^\W*(?:{_AGENT}|assistant|ai|system\s+prompt)\s*[:,]",
     # "AI helpers that summarise this page", "models which read this".
@@ -88,7 +89,6 @@ _ADDRESSES = [
     rf"\b(?:when|while|if|whenever|before|after)\s+(?:you\s+|you're\s+|you\s+are\s+)?"
     rf"{_SUMMARISING}\s+(?:this|the|these)\b",
     rf"\b(?:whoever|anyone|anything|any\s+\w+)\s+(?:that\s+|who\s+)?{_SUMMARISING}\s+(?:this|these)",
-    rf"\b{_NAMED}\b",
     rf"\b(?:{_AI}[\s-]+{_KIND})\b(?=[^.]*\b(?:must|should|shall|please|are\s+to|need\s+to)\b)",
 ]
 _ADDRESS = re.compile("|".join(f"(?:{p})" for p in _ADDRESSES), re.IGNORECASE | re.MULTILINE)
@@ -138,6 +138,11 @@ _SECRET = re.compile(
     r"|contraseña|numéro\s+de\s+carte|kartennummer|número\s+de\s+tarjeta)\b",
     re.IGNORECASE,
 )
+_ORDERED = re.compile(
+    r"(?:^\W*|\b(?:please|kindly|must|should|shall|need\s+to|have\s+to|are\s+to|then|and)\s+)$",
+    re.IGNORECASE,
+)
+_RECIPIENT = re.compile(r"\b(?:to|us|me|an|à|a|an)\b\s+\S|@", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:never|not|no\s+one|nobody|nie|jamais|nunca|mai)\b|n't\b", re.I)
 
 _GENERAL_RE = re.compile("|".join(f"(?:{p})" for p in _GENERAL), re.IGNORECASE | re.MULTILINE)
@@ -156,11 +161,20 @@ def plain(text: str) -> str:
 
 def asks_for_secrets(text: str) -> bool:
     """Whether `text` asks someone to hand over a password, a card number or the like."""
-    for unit in _units(plain(text)):
-        words = unit[2]
-        hand = _HAND_OVER.search(words)
-        secret = _SECRET.search(words)
-        if hand and secret and not _NEGATED.search(words[: max(hand.start(), secret.start())]):
+    return any(_asks_for_secrets(unit) for _, _, unit in _units(plain(text)))
+
+
+def _asks_for_secrets(unit: str) -> bool:
+    # A request, not a mention ("recall for e-mail, card and IBAN"): the verb gives an order
+    # (it opens the unit or follows "please", "must", "should") or names a recipient, and the
+    # secret follows it closely; "never send your password" is advice.
+    for hand in _HAND_OVER.finditer(unit):
+        before, after = unit[: hand.start()], unit[hand.end() :]
+        secret = _SECRET.search(after)
+        if secret is None or len(after[: secret.start()].split()) > 6:
+            continue
+        ordered = _ORDERED.search(before) is not None or _RECIPIENT.search(after) is not None
+        if ordered and not _NEGATED.search(before):
             return True
     return False
 
@@ -181,7 +195,7 @@ def _spans(text: str) -> list[tuple[int, int]]:
     units = _units(text)
     for index, (start, end, unit) in enumerate(units):
         order = _OUTPUT.search(unit) and _OUTPUT_VERB.search(unit)
-        if order or asks_for_secrets(unit):
+        if order or _asks_for_secrets(unit):
             found.append((start, end))
         if _ADDRESS.search(unit):
             reach = units[index : index + 1 + _REACH]
