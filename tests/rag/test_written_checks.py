@@ -87,6 +87,12 @@ def test_a_fenced_command_the_passage_holds_is_shown():
         "Install it with pip [1]:\n", "```bash\n$ pip install acme-cli\n```\n",
     )  # fmt: skip
     assert said[1].strip() == "```bash\n$ pip install acme-cli\n```"
+    # A lead-in in words of its own stands with the block it announces.
+    said, _ = shown(
+        prompt_for(passage(docs, title="CLI > Installing")),
+        "Run the following command [1]:\n", "```bash\npip install acme-cli\n```\n",
+    )  # fmt: skip
+    assert len(said) == 2
 
 
 def test_links_lead_only_to_the_passages_own_sites():

@@ -238,7 +238,10 @@ def why_withheld(sentence: str, grounds: Grounds) -> str:
     missing = ungrounded(sentence, grounds.text)
     if missing:
         return "not in the passages: " + ", ".join(dict.fromkeys(missing))[:160]
-    if not sentence.lstrip().startswith("```") and unsupported(sentence, grounds.passages):
+    # A code block's lines are checked above; a lead-in ("Run the following command:") stands
+    # or falls with what it leads to.
+    judged = not sentence.lstrip().startswith("```") and not leads_in(sentence)
+    if judged and unsupported(sentence, grounds.passages):
         return "the passage it cites does not say it"
     return ""
 
