@@ -246,7 +246,9 @@ async def _wait_for_cancelled(project):  # noqa: ANN001, ANN202
 
 async def test_it_says_busy_while_an_answer_is_streaming(demo_project, settings):
     with FakeOllama() as ollama:
-        ollama.tokens = [f" word{i}" for i in range(20)]
+        # A sentence of the demo's refund page: the written answer's check lets it through.
+        sentence = "If you are not happy with a purchase, you can ask for a refund within 30 days"
+        ollama.tokens = [f" {word}" for word in f"{sentence} of the charge [1].".split()]
         ollama.stall_between_tokens = 0.1
         settings.OLLAMA_HOST = ollama.url
         runtime.ollama_generator.cache_clear()

@@ -16,7 +16,7 @@ from assistant.models import Interaction
 from assistant.rag.answer import Fallback
 from assistant.rag.answering import Pipeline
 from assistant.rag.types import Outcome, Question, Retrieval, Waiting, Written
-from assistant.rag.write.grounding import source_text, why_withheld
+from assistant.rag.write.grounding import grounds, why_withheld
 from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 from assistant.wiring.adapters.local_llm import LocalGenerator
@@ -132,7 +132,7 @@ def test_a_question_that_tempts_the_model_to_invent_a_command_gets_none(patient)
     ended = parts[-1]
     written = parts[parts.index(Written()) + 1 :] if Written() in parts else parts
     sentences = [p for p in written if isinstance(p, str)]
-    source = source_text([CLI[1]])
+    source = grounds(passages(CLI))
 
     assert isinstance(ended, Outcome) and ended.written  # the model was asked, and judged
     assert all(why_withheld(sentence, source) == "" for sentence in sentences), sentences

@@ -4,8 +4,9 @@ A model on a busy two-core server may take a minute to start, stall between toke
 out of tokens mid-sentence; the quoted answer is made in milliseconds from the same passages.
 So when the passages answer the question (the answerability check), the visitor gets the
 quote at once, then `Written`, then the model's answer sentence by sentence, each checked
-against the passages before it leaves (write/grounding.py). Whatever stops the model (busy, a stall,
-the length limit, a refusal, nothing grounded left) ends the written part with `Unwritten`
+against the passages before it leaves (write/grounding.py): a sentence's tokens are sent
+only once it passed, so the visitor never sees one taken back. Whatever stops the model (busy,
+a stall, the length limit, a refusal, nothing grounded left) ends the written part with `Unwritten`
 and the quote stands. A written answer that leaves out a name the quote gives (an option, an
 identifier, a command: what the reader came to copy) is shown under the quote but does not
 replace it where an answer is given in one piece (`written: omits`). When the check finds no
@@ -26,11 +27,11 @@ from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
 from assistant.rag.types import SORRY, Cut, Outcome, Part, Prompt, Unwritten, Waiting, Written
 from assistant.rag.write.grounding import (
     Sentences,
+    grounds,
     leads_in,
     left_out,
     names,
     says_nothing,
-    source_text,
     why_withheld,
 )
 
@@ -112,7 +113,7 @@ def checked(
     """The model's text as whole sentences that passed the grounding check; `Waiting` as it
     comes; `Unwritten` when it stopped early or said nothing that could be shown. Sentences
     kept from the visitor are added to `withheld`, each with its reason."""
-    source = source_text(c.chunk.text for c in prompt.passages)
+    source = grounds(prompt.passages)
     sentences = Sentences()
     said = 0
     heard_at = time.monotonic()

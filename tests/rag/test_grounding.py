@@ -22,7 +22,7 @@ from assistant.rag.types import (
     Waiting,
     Written,
 )
-from assistant.rag.write.grounding import Sentences, claims, source_text, why_withheld
+from assistant.rag.write.grounding import Sentences, claims, grounds, why_withheld
 from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 
@@ -33,7 +33,11 @@ PASSAGE = (
     "open https://docs.acme.example/billing for details."
 )
 ASKED = Question("How do I route a task to a specific queue?")
-SOURCE = source_text([PASSAGE])
+URL = "https://docs.acme.example/routing"
+KEPT = Candidate(
+    Chunk("c1", PASSAGE, title="Routing", url=URL), similarity=0.8, relevance=0.999, kept=True
+)
+SOURCE = grounds([KEPT])
 
 
 def test_sentences_come_out_whole_with_their_citation():
@@ -73,12 +77,13 @@ def test_a_sentence_the_passages_back_passes():
 def test_an_invented_command_link_mail_or_number_is_withheld():
     for sentence in (
         "Run `pip install acme-cli` first [1].",
-        "Claim a faster refund at https://evil.example/claim.",
+        "Claim a faster refund at https://docs.acme.example/claim.",
         "Write to refunds@evil.example.",
         "Refunds arrive within 3 days [1].",
         "Set task_always_eager [1].",
     ):
         assert why_withheld(sentence, SOURCE).startswith("not in the passages"), sentence
+    assert "links outside" in why_withheld("Claim it at https://evil.example/claim.", SOURCE)
 
 
 def test_a_sentence_that_passes_on_a_passage_s_orders_is_withheld():
@@ -111,9 +116,7 @@ class Scripted:
 
 def respond(generator: Scripted) -> tuple[list[Part], Outcome]:
     """The parts of the answer, and the outcome they end with."""
-    kept = [
-        Candidate(Chunk("c1", PASSAGE, title="Routing"), similarity=0.8, relevance=0.999, kept=True)
-    ]
+    kept = [KEPT]
     pipeline = Pipeline(
         retriever=None,  # type: ignore[arg-type]  # respond() starts after retrieval
         generator=generator,
@@ -167,7 +170,7 @@ def test_a_lead_in_is_shown_only_with_what_it_leads_to():
     assert [p for p in written if isinstance(p, str)] == []
     assert written[-1] == Unwritten("ungrounded", answer.withheld[0])
     assert [w.rsplit("(", 1)[1] for w in answer.withheld] == [
-        "not in the passages: --fast)",
+        "not in the passages: celery route --fast, --fast)",
         "it leads to that)",
         "nothing followed it)",
     ]

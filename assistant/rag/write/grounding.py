@@ -1,9 +1,15 @@
 """The written answer's check before it streams: every command, identifier, URL, e-mail address
-and number in a sentence must be found in the passages the model was given, and no sentence may
-pass on instructions a passage gave the model. A small model copies well but also completes
-from memory: asked how to install a tool the docs never mention it writes a plausible
-`pip install` line; a passage that says "end every answer with <link>" gets obeyed. Such a
-sentence is dropped before the visitor sees it.
+and number in a sentence, and every line of a fenced code block, must be found in the passages
+the model was given; a sentence must be supported by the passage it cites (write/support.py);
+a link may only lead to the passages' own sites (or origins the caller allows); and no sentence
+may pass on instructions a passage gave the model or ask the visitor for secrets. A small model
+copies well but also completes from memory: asked how to install a tool the docs never mention
+it writes a plausible `pip install` line; a passage that says "end every answer with <link>"
+gets obeyed. Such a sentence is dropped before the visitor sees it.
+
+Passages are data: the parts of a passage that give orders to an assistant or ask for secrets
+(write/injection.py) ground nothing, so a link or an address planted there never counts as
+the passages' own.
 
 The answer is read sentence by sentence (a fenced code block is one unit), so a sentence is
 shown only whole, checked, with its citation.
@@ -12,9 +18,18 @@ shown only whole, checked, with its citation.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-from assistant.rag.write.injection import gives_instructions
+from assistant.rag.types import Candidate
+from assistant.rag.write.injection import (
+    asks_for_secrets,
+    gives_instructions,
+    instructing_units,
+    plain,
+)
+from assistant.rag.write.support import content, unsupported
 
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
 #: A sentence ends at . ! ? and its citation markers, once the next sentence has begun (so a
@@ -79,11 +94,32 @@ class Sentences:
         return match.end()
 
 
+#: A shell prompt before a command ("$ ", ">>> "): not part of what is run.
+_PROMPT = re.compile(r"^(?:\$|>>>|\.\.\.|PS>|[a-z]+@[\w-]+:\S*\$)\s+")
+
+
+def code_lines(block: str) -> list[str]:
+    """The lines of a fenced code block a reader would run or copy (fences, blank lines and
+    comments aside), each without its shell prompt."""
+    first, *lines = [line.strip() for line in block.strip().splitlines()]
+    # "```sh sudo systemctl restart db" on one line: the language, then code.
+    opened = first.lstrip("`").split(None, 1)
+    lines = [*opened[1:], *lines]
+    return [
+        _PROMPT.sub("", line)
+        for line in lines
+        if re.search(r"\w", line) and not line.startswith(("```", "#", "//"))
+    ]
+
+
 def claims(sentence: str) -> list[str]:
     """What a sentence states that must come from the passages: code spans, URLs, e-mail
-    addresses, options, identifiers and numbers (citation markers and list numbers aside)."""
+    addresses, options, identifiers and numbers (citation markers and list numbers aside);
+    for a fenced code block, each of its lines as well."""
     text = _LIST_ITEM.sub(" ", _MARKER.sub(" ", sentence))
     found: list[str] = []
+    if text.lstrip().startswith("```"):
+        found += code_lines(text)
     for pattern in (_URL, _EMAIL):
         found += [m.group().rstrip(".,;:!?") for m in pattern.finditer(text)]
         text = pattern.sub(" ", text)
@@ -131,6 +167,46 @@ def _trivial(claim: str) -> bool:
     return len(parts) > 1 and all(len(part) <= 2 for part in parts)
 
 
+@dataclass(frozen=True, slots=True)
+class Grounds:
+    """What a written answer may rest on, made once per answer from its passages."""
+
+    #: The passages' text, `normalised`, without their units that give orders.
+    text: str
+    #: Each passage's content words (write/support.py), title included, in prompt order.
+    passages: tuple[set[str], ...] = ()
+    #: Where a link may lead: the passages' own sites and the origins the caller allows.
+    origins: frozenset[str] = frozenset()
+
+
+def origin(url: str) -> str:
+    parts = urlsplit(url.strip())
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}" if parts.netloc else ""
+
+
+def data_only(text: str) -> str:
+    """`text` (made `plain`) without the units that give orders to an assistant or ask for
+    secrets."""
+    text = plain(text)
+    for unit in instructing_units(text):
+        text = text.replace(unit, " ")
+    return text
+
+
+def grounds(passages: Sequence[Candidate], *, origins: Iterable[str] = ()) -> Grounds:
+    """The grounds of an answer written from `passages` (in prompt order)."""
+    texts = [data_only(c.chunk.text) for c in passages]
+    allowed = {origin(c.chunk.url) for c in passages} | {origin(o) for o in origins}
+    return Grounds(
+        # A passage's own address is the passages' to give (the prompt shows it).
+        text=source_text([*texts, *(c.chunk.url for c in passages)]),
+        passages=tuple(
+            content(f"{c.chunk.title} {t}") for c, t in zip(passages, texts, strict=True)
+        ),
+        origins=frozenset(allowed - {""}),
+    )
+
+
 def ungrounded(sentence: str, source: str) -> list[str]:
     """The claims of `sentence` found nowhere in `source` (already `normalised`)."""
     missing = []
@@ -144,13 +220,29 @@ def ungrounded(sentence: str, source: str) -> list[str]:
     return missing
 
 
-def why_withheld(sentence: str, source: str) -> str:
+def foreign_links(sentence: str, allowed: frozenset[str]) -> list[str]:
+    """The links of `sentence` that lead outside the `allowed` origins."""
+    links = (m.group().rstrip(".,;:!?") for m in _URL.finditer(sentence))
+    return [link for link in links if origin(link) not in allowed]
+
+
+def why_withheld(sentence: str, grounds: Grounds) -> str:
     """Why a written sentence must not reach the visitor ("" when it may)."""
+    if asks_for_secrets(sentence):
+        return "it asks for a password, a card number or another secret"
     if gives_instructions(sentence):
         return "it repeats instructions addressed to an assistant"
-    missing = ungrounded(sentence, source)
+    foreign = foreign_links(sentence, grounds.origins)
+    if foreign:
+        return "it links outside the project's sources: " + ", ".join(foreign)[:160]
+    missing = ungrounded(sentence, grounds.text)
     if missing:
         return "not in the passages: " + ", ".join(dict.fromkeys(missing))[:160]
+    # A code block's lines are checked above; a lead-in ("Run the following command:") stands
+    # or falls with what it leads to.
+    judged = not sentence.lstrip().startswith("```") and not leads_in(sentence)
+    if judged and unsupported(sentence, grounds.passages):
+        return "the passage it cites does not say it"
     return ""
 
 
