@@ -73,6 +73,7 @@ def test_it_merges_a_near_duplicate_instead_of_storing_it_twice(project):
         ("remember my email is ana@example.com", "I don't store e-mail addresses."),
         ("remember my phone is +1 555 123 4567", "I don't store phone numbers."),
         ("remember my card 4111 1111 1111 1111", "I don't store card or account numbers."),
+        ("remember my password: Tr0ub4dor&3", "I don't store passwords, keys or tokens."),
         ("remember", "There is nothing to remember"),
         ("remember " + "very " * 80 + "long", "That is too long to remember"),
     ],

@@ -74,7 +74,9 @@ _CARD = re.compile(r"(?<!\d)(?:\d[ -]?){12,18}\d(?!\d)")
 
 
 def check_fact(text: str) -> str:
-    """The fact as stored (trimmed, one line, no trailing full stop), or FactRefused."""
+    """The fact as stored (trimmed, one line, no trailing full stop), or FactRefused. A
+    message masked at the intake (assistant/personal_data) holds a placeholder where the
+    personal data was: it is refused as the data itself would be."""
     fact = " ".join(text.split()).strip().rstrip(".!").strip()
     if not fact:
         raise FactRefused("There is nothing to remember; say what I should remember.")
@@ -82,12 +84,15 @@ def check_fact(text: str) -> str:
         raise FactRefused(
             f"That is too long to remember; keep it under {MAX_FACT_CHARS} characters."
         )
-    if _EMAIL.search(fact):
+    if _EMAIL.search(fact) or "[email]" in fact:
         raise FactRefused("I don't store e-mail addresses. Tell me something else about you.")
-    if _CARD.search(fact):
+    if _CARD.search(fact) or "[card]" in fact or "[iban]" in fact:
         raise FactRefused("I don't store card or account numbers.")
-    if any(sum(c.isdigit() for c in m.group()) >= 7 for m in _PHONE.finditer(fact)):
+    phones = (sum(c.isdigit() for c in m.group()) >= 7 for m in _PHONE.finditer(fact))
+    if any(phones) or "[phone]" in fact:
         raise FactRefused("I don't store phone numbers.")
+    if "[secret]" in fact:
+        raise FactRefused("I don't store passwords, keys or tokens.")
     return fact
 
 
