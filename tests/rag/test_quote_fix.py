@@ -64,3 +64,11 @@ def test_a_fix_too_far_down_the_section_is_not_reached(quoting):
         "You can increase", "Unrelated remark one.\n\nUnrelated remark two.\n\nYou can increase"
     )
     assert "broker_transport_options" not in answer(quoting, ETA, far)
+
+
+def test_a_code_block_no_sentence_introduces_is_no_fix(quoting):
+    bare = VISIBILITY.replace(
+        "You can increase this timeout by configuring a transport option with the same name:\n\n",
+        "",
+    )
+    assert "broker_transport_options" not in answer(quoting, ETA, bare)

@@ -129,9 +129,15 @@ def _on_to_the_fix(quote: list[Unit], said: str, items: dict[int, list[Unit]]) -
             return quote
         if not names_something(unit):
             continue
-        if unit.kind == "code" and unit.text.count("\n") - 1 > MAX_CODE_LINES:
-            return quote
-        lead = [found[index - 1]] if index - 1 > at and introduces_code(found, index - 1) else []
+        if unit.kind == "code":
+            # A block is the fix only with the sentence that says what it does ("You can
+            # increase this timeout by configuring ...:"); one without is an example of
+            # the problem as often as of the fix.
+            if not (index - 1 > at and introduces_code(found, index - 1)):
+                continue
+            if unit.text.count("\n") - 1 > MAX_CODE_LINES:
+                return quote
+        lead = [found[index - 1]] if unit.kind == "code" else []
         fix = [*lead, unit]
         if sum(len(u.text.split()) for u in fix if u.kind != "code") > FIX_WORDS:
             return quote
