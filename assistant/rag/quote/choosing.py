@@ -7,7 +7,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from assistant.rag.quote.sections import WINDOW_CANDIDATES, WINDOW_MARGIN, quote_from
+from assistant.rag.quote.sections import (
+    MAX_CODE_LINES,
+    WINDOW_CANDIDATES,
+    WINDOW_MARGIN,
+    introduces_code,
+    quote_from,
+)
 from assistant.rag.reading.scoring import SentenceScorer, logit, sentence_query
 from assistant.rag.reading.units import Unit
 from assistant.rag.types import Candidate, Question
@@ -88,7 +94,55 @@ def best_quote(
     else:
         quote = quotes[0][0]
     quote = _read_on(quote, scored, said, items, max_words, margin)
+    quote = _on_to_the_fix(quote, said, items)
     return [*quote, *_more(quote, scored, said, items, question, passages, scorer)]
+
+
+#: How many units past the quote's end the sentence or block that names the fix may be.
+FIX_REACH = 5
+#: How many words it (with its lead) may add: the fix is the answer, not a second topic.
+FIX_WORDS = 60
+
+
+def names_something(unit: Unit) -> bool:
+    """A code block, an API entry's signature, or a unit with a `code span`: what names the
+    command, option or identifier a reader types."""
+    return unit.kind in ("code", "term") or bool(_CODE_SPAN.search(unit.text))
+
+
+def _on_to_the_fix(quote: list[Unit], said: str, items: dict[int, list[Unit]]) -> list[Unit]:
+    """Tutorials tell the problem before the fix: a quote of its section that names nothing
+    to type (a symptom, "This causes problems with ETA tasks ...", "so increase this
+    timeout") is followed by the first unit within `FIX_REACH` of its section that does,
+    with the sentence that introduces it ("You can increase this timeout by configuring a
+    transport option with the same name:" and `broker_transport_options = {...}`); what
+    lies between is left out. None that close, or too long, and the quote stands."""
+    if any(names_something(u) for u in quote):
+        return quote
+    found = items.get(quote[0].passage, [])
+    at = next((i for i, u in enumerate(found) if u.position == quote[-1].position), None)
+    if at is None:
+        return quote
+    for index in range(at + 1, min(len(found), at + 1 + FIX_REACH)):
+        unit = found[index]
+        if unit.kind == "term" or (said and unit.text in said):
+            return quote
+        if not names_something(unit):
+            continue
+        if unit.kind == "code":
+            # A block is the fix only with the sentence that says what it does ("You can
+            # increase this timeout by configuring ...:"); one without is an example of
+            # the problem as often as of the fix.
+            if not (index - 1 > at and introduces_code(found, index - 1)):
+                continue
+            if unit.text.count("\n") - 1 > MAX_CODE_LINES:
+                return quote
+        lead = [found[index - 1]] if unit.kind == "code" else []
+        fix = [*lead, unit]
+        if sum(len(u.text.split()) for u in fix if u.kind != "code") > FIX_WORDS:
+            return quote
+        return [*quote, *fix]
+    return quote
 
 
 def _read_on(
