@@ -96,6 +96,23 @@ def fake_ollama() -> Iterator[FakeOllama]:
         yield server
 
 
+@pytest.fixture
+def ollama_project(demo, fake_ollama, settings):  # noqa: ANN001, ANN201
+    """The demo project answered by an Ollama model: the fake server, short timeouts."""
+    from assistant.wiring import runtime
+    from assistant.wiring.resilience import reset_circuits
+
+    settings.OLLAMA_HOST = fake_ollama.url
+    settings.ASKDOCS_OLLAMA_TIMEOUTS = {"connect": 1.0, "first_token": 0.5, "between_tokens": 0.5}
+    runtime.reset()
+    reset_circuits()
+    demo.generator = "ollama"
+    demo.save()
+    yield demo
+    runtime.reset()
+    reset_circuits()
+
+
 def secret_of(project):  # noqa: ANN001, ANN201
     """The project's secret key in clear, as its owner was shown it: only its digest is
     stored, so a test issues one (once per project instance) and keeps it."""

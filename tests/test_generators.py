@@ -8,25 +8,11 @@ import pytest
 from assistant.models import Interaction
 from assistant.rag.write.prompting import REMINDER
 from assistant.wiring import runtime
-from assistant.wiring.resilience import reset_circuits
 from tests import asking
 
 pytestmark = pytest.mark.django_db
 
 ORIGIN = "http://127.0.0.1:8000"
-
-
-@pytest.fixture
-def ollama_project(demo, fake_ollama, settings):  # noqa: ANN001, ANN201
-    settings.OLLAMA_HOST = fake_ollama.url
-    settings.ASKDOCS_OLLAMA_TIMEOUTS = {"connect": 1.0, "first_token": 0.5, "between_tokens": 0.5}
-    runtime.reset()
-    reset_circuits()
-    demo.generator = "ollama"
-    demo.save()
-    yield demo
-    runtime.reset()
-    reset_circuits()
 
 
 def ask_over_rest(client, project, question: str) -> dict:  # noqa: ANN001

@@ -15,7 +15,6 @@ from assistant.ask.handoff_intake import handoff_request
 from assistant.memory.models import UserFact
 from assistant.models import Interaction, Project
 from assistant.wiring import runtime
-from assistant.wiring.resilience import reset_circuits
 from feedback.blind_spots import blind_spots
 from feedback.models import Feedback, QuestionVector
 from feedback.question_vectors import _key, normalised
@@ -44,19 +43,6 @@ def assert_masked(text: str) -> None:
         assert f"[{kind}]" in text, kind
 
 
-@pytest.fixture
-def ollama_demo(demo, fake_ollama, settings):  # noqa: ANN001, ANN201
-    settings.OLLAMA_HOST = fake_ollama.url
-    settings.ASKDOCS_OLLAMA_TIMEOUTS = {"connect": 1.0, "first_token": 0.5, "between_tokens": 0.5}
-    runtime.reset()
-    reset_circuits()
-    demo.generator = "ollama"
-    demo.save()
-    yield demo
-    runtime.reset()
-    reset_circuits()
-
-
 def ask_over_rest(client, project: Project, question: str) -> dict:  # noqa: ANN001
     response = client.post(
         "/api/v1/ask",
@@ -69,10 +55,10 @@ def ask_over_rest(client, project: Project, question: str) -> dict:  # noqa: ANN
 
 
 def test_a_question_is_logged_sent_to_the_model_and_embedded_only_masked(
-    ollama_demo, fake_ollama, client
+    ollama_project, fake_ollama, client
 ):
     fake_ollama.tokens = ["You can ask for a refund within 30 days [1]."]
-    body = ask_over_rest(client, ollama_demo, QUESTION)
+    body = ask_over_rest(client, ollama_project, QUESTION)
     logged = Interaction.objects.get(answer_id=body["answer_id"])
     assert_masked(logged.question)
     assert_masked(logged.retrieval_query)
@@ -83,7 +69,9 @@ def test_a_question_is_logged_sent_to_the_model_and_embedded_only_masked(
         assert value not in sent
     # The blind-spot clustering embeds the logged (masked) text, never the raw one.
     Interaction.objects.filter(pk=logged.pk).update(refused=True)
-    report = blind_spots(project=ollama_demo, since=timezone.now() - timedelta(days=1), below=0.5)
+    report = blind_spots(
+        project=ollama_project, since=timezone.now() - timedelta(days=1), below=0.5
+    )
     assert report.clustered == 1
     embedder_id = runtime.embedder().id
     keys = set(QuestionVector.objects.values_list("key", flat=True))
