@@ -36,6 +36,7 @@ ROUTES = [
     ("console-checks", "get", None), ("console-check-new", "post", None),
     ("console-checks-run", "post", None), ("console-checks-threshold", "get", None),
     ("console-check-delete", "post", "check"),
+    ("console-project-privacy", "post", "project"),
 ]  # fmt: skip
 
 

@@ -64,7 +64,7 @@ def test_a_celery_worker_syncs_into_a_chroma_server(tmp_path: Path) -> None:
                 "-m",
                 "celery",
                 "-A",
-                "assistant",
+                "config",
                 "worker",
                 "-Q",
                 queue,
