@@ -25,6 +25,7 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
+from ingestion.page_entries import entry_anchors
 from ingestion.page_kinds import page_kind
 from ingestion.page_layout import drop as _drop
 from ingestion.page_layout import lift_table_headings, unwrap_code_tables, unwrap_layout_lists
@@ -50,7 +51,7 @@ __all__ = [
 
 #: Changes whenever extraction would turn the same page into other text: a crawl then reads
 #: every page again instead of trusting its HTTP validators (ETag, Last-Modified).
-EXTRACTION_VERSION = "8"
+EXTRACTION_VERSION = "9"
 
 #: Landmarks a reader skips: site navigation, banners, footers, search, side panels.
 _NAVIGATION_TAGS = frozenset({"nav", "header", "footer", "aside"})
@@ -138,7 +139,7 @@ def extract_page(html: str | Any, *, fallback_title: str = "") -> ExtractedPage:
     unwrap_layout_lists(region)
     lift_table_headings(region)
     unwrap_code_tables(region)
-    title = _first_heading(region) or page_title or fallback_title
+    title = _named_by(region, page_title) or fallback_title
     html_region = etree.tostring(region, encoding="unicode", method="html")
     return ExtractedPage(title=title, markdown=region_markdown(html_region, title=title), kind=kind)
 
@@ -168,6 +169,19 @@ def _page_title(tree: Any) -> str:
         if text.strip():
             return " ".join(text.split())
     return ""
+
+
+def _named_by(region: Any, page_title: str) -> str:
+    """The page's name: its h1, or its <title> when it has several h1s, each a numbered part
+    of the page ("1. Overview", "2. ALTER TABLE RENAME"), none of them the page's name."""
+    tops = {
+        " ".join(strip_permalink_glyphs(h.text_content()).split())
+        for h in region.iter("h1")
+        if h.text_content().strip()
+    }
+    if len(tops) > 1 and page_title:
+        return page_title
+    return _first_heading(region) or page_title
 
 
 def _first_heading(region: Any, levels: tuple[str, ...] = ("h1",)) -> str:
@@ -210,6 +224,8 @@ def _mark_anchors(region: Any, ids: set[str]) -> None:
     for term in region.iter("dt"):
         if term.get("id"):
             term.set(ANCHOR_ATTRIBUTE, term.get("id"))
+    for element, anchor in entry_anchors(region, is_hidden).items():
+        element.set(ANCHOR_ATTRIBUTE, anchor)
     if region.find(f".//*[@{ANCHOR_ATTRIBUTE}]") is None:
         # No heading here has a place of its own (Javadoc's "Uses of Class" pages): the first
         # is cited at the nearest place before it (the skip link's target before the content)

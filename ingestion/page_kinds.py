@@ -20,9 +20,14 @@ SOURCE = "source"
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 #: A heading that names a release: "5.2.0", "v2.28.1 (2022-06-29)", "Version 3.0",
-#: "Release 1.4", "2022-06-29".
+#: "Release 1.4: Codename", "2022-06-29". A bare number followed by words is a section number
+#: ("2.1 Overview", "5.6.1. Adding a Column": a manual's numbered headings), no release: after
+#: a bare version only a date, a bracket, a dash or a release word may follow.
 _RELEASE_HEADING = re.compile(
-    r"^\s*(?:(?:version|release|v)\s*)?\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?\b"
+    r"^\s*(?:version|release|v)\s*\d+\.\d+"
+    r"|^\s*\d+\.\d+(?:\.\d+)*(?:[a-z]+\d*)?"
+    r"(?:\s*$|\s*[(\[\u2013\u2014:,-]|\s+\d{4}-\d{2}-\d{2}"
+    r"|\s+(?:released?|final|beta|alpha|rc|lts)\b)"
     r"|^\s*\d{4}-\d{2}-\d{2}\b",
     re.IGNORECASE,
 )

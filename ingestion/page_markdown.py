@@ -80,6 +80,10 @@ class _Converter(MarkdownConverter):
         return f"\n\n{quoted}\n\n"
 
     def convert_a(self, el: Any, text: str, parent_tags: set[str]) -> str:
+        anchor = el.get(ANCHOR_ATTRIBUTE)
+        if anchor and not text.strip():
+            # A reference entry's place (ingestion/page_entries.py): its blocks carry its anchor.
+            return f"\n\n{{#{anchor}}}\n\n"
         return text  # link targets are noise to a search and to a quote
 
     def convert_pre(self, el: Any, text: str, parent_tags: set[str]) -> str:

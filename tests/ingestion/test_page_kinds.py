@@ -4,6 +4,8 @@ listing (not read by default), a changelog and an API reference (read, and known
 
 from __future__ import annotations
 
+import re
+
 import lxml.html
 import pytest
 
@@ -165,3 +167,56 @@ def test_the_chunks_around_a_passage_in_its_section_are_read_in_order(site, stor
     # next section is not this one's.
     assert [c.id for c in section_chunks([last])] == [rows[-2].vector_id]
     assert section_chunks([last], before=0) == []
+
+
+#: A manual's chapter (SQLite's, PostgreSQL's): numbered parts, each an h1, under a <title>.
+MANUAL_CHAPTER = (
+    "<!doctype html><html><head><title>ALTER TABLE</title></head><body>"
+    + "".join(
+        f"<h1 id='part{n}'><span>{n}. </span>{name}</h1><p>The {name.lower()} form changes "
+        f"a table in place. It runs in one transaction.</p>"
+        f"<h2 id='part{n}_1'>{n}.1 Details</h2><p>More about {name.lower()} here.</p>"
+        for n, name in enumerate(["Overview", "Rename", "Add Column", "Drop Column"], start=1)
+    )
+    + "</body></html>"
+)
+
+
+def test_numbered_headings_are_parts_of_a_manual_not_releases() -> None:
+    read = extract_page(MANUAL_CHAPTER)
+    assert read.kind == ""  # a guide: "2.1 Details" names no release
+    assert page_kind(lxml.html.fromstring(CHANGELOG_PAGE), "Release History") == CHANGELOG
+    bare = page("Changes", "".join(f"<h2>3.{n}.1</h2><p>Fixed {n}.</p>" for n in range(4)))
+    assert extract_page(bare).kind == CHANGELOG
+
+
+def test_a_page_of_several_numbered_h1s_is_named_by_its_title() -> None:
+    read = extract_page(MANUAL_CHAPTER)
+    assert read.title == "ALTER TABLE"
+    assert "# 1. Overview {#part1}" in read.markdown
+
+
+#: Entries a manual marks with a named place and a bold term (SQLite's PRAGMAs and limits),
+#: or a DocBook variable list whose terms start with an empty target (PostgreSQL's settings).
+ENTRIES = page(
+    "PRAGMA Statements",
+    "<h2 id='list'>List of PRAGMAs</h2>"
+    "<p>Each pragma is described below. See <a name='inline'></a>the index too.</p>"
+    "<a name='pragma_user_version'></a><h _id=x style='display:none'>user_version</h><hr>"
+    "<p><b>PRAGMA user_version = </b><i>integer</i></p>"
+    "<p>The user_version pragma gets or sets the user-version integer in the header.</p>"
+    "<a name='pragma_foreign_keys'></a><hr><p><b>PRAGMA foreign_keys = </b><i>boolean</i></p>"
+    "<p>Query, set, or clear the enforcement of foreign key constraints.</p>"
+    "<dl class='variablelist'><dt><a id='GUC-WORK-MEM'></a><span class='term'>"
+    "<code>work_mem</code> (integer)</span></dt><dd><p>Sets the memory a sort may use.</p></dd>"
+    "</dl><span id='index-0'></span><p>An ordinary paragraph after an index target.</p>",
+)
+
+
+def test_reference_entries_marked_by_a_named_place_carry_their_own_anchor() -> None:
+    markdown = extract_page(ENTRIES).markdown
+    places = re.findall(r"\{#([^}]+)\}", markdown)
+    assert places == ["list", "pragma_user_version", "pragma_foreign_keys", "GUC-WORK-MEM"]
+    after = markdown.split("{#pragma_foreign_keys}")[1]
+    assert "Query, set, or clear the enforcement" in after.split("{#GUC-WORK-MEM}")[0]
+    assert "ordinary paragraph" in markdown  # an index target splits nothing
