@@ -326,6 +326,10 @@ class Interaction(models.Model):
     #: signed-in user, an SMS sender) or else the client's address; "" when unknown (console,
     #: command line). Suggestions count distinct askers.
     asker = models.CharField(max_length=32, blank=True, default="")
+    #: The widget visitor's own key (`visitor:<id>`), as a keyed hash: it counts no one (the
+    #: page makes the id up) but lets that visitor's questions be found, exported and erased
+    #: on their request (assistant/privacy/holdings.py); "" for other doors.
+    visitor = models.CharField(max_length=32, blank=True, default="", db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

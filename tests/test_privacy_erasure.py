@@ -197,3 +197,21 @@ def test_erasure_asks_for_confirmation_and_a_known_kind_of_identifier(project):
         call_command("privacy", "erase", "alice@example.com")
     with pytest.raises(CommandError, match="E.164"):
         call_command("privacy", "export", "alice")
+
+
+def test_a_visitor_erasure_takes_every_question_they_asked_even_without_a_vote(project):
+    visitor, other = f"visitor:{uuid.uuid4().hex}", f"visitor:{uuid.uuid4().hex}"
+    for n, who in enumerate([visitor, visitor, other]):
+        asking.ask(project=project, question=f"Where is parcel {n}?", user_key=who,
+                   conversation_id=f"web-{n}")  # fmt: skip
+    logged = Interaction.objects.filter(project=project)
+    assert visitor not in json.dumps(list(logged.values_list("visitor", "asker")))
+
+    exported = run("export", visitor)
+    erased = run("erase", visitor, "--yes")
+
+    assert sorted(i["question"] for i in exported["interactions"]) == [
+        "Where is parcel 0?", "Where is parcel 1?",
+    ]  # fmt: skip
+    assert erased["interactions"] == 2
+    assert list(logged.values_list("question", flat=True)) == ["Where is parcel 2?"]

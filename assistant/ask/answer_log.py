@@ -54,6 +54,14 @@ def asker_of(*, user_key: str, client: str) -> str:
     return salted_hmac("askdocs.asker", who).hexdigest()[:32] if who else ""
 
 
+def visitor_of(user_key: str) -> str:
+    """A widget visitor's key (`visitor:<id>`) as the log keeps it: a keyed hash that finds
+    their questions when they ask for them, and names no one to anybody without the key."""
+    if not user_key.startswith("visitor:"):
+        return ""
+    return salted_hmac("askdocs.visitor", user_key).hexdigest()[:32]
+
+
 @dataclass(slots=True)
 class AnswerLog:
     """What one question's interaction row will say, filled in as the answer is made and
@@ -64,6 +72,8 @@ class AnswerLog:
     conversation_id: str
     question: Question
     asker: str = ""
+    #: visitor_of(the widget's visitor key), "" for other doors.
+    visitor: str = ""
     answer: Answer | None = None
     #: How the answer ended (None: nothing was generated, or it is not known yet).
     outcome: Outcome | None = None
@@ -96,6 +106,7 @@ class AnswerLog:
             channel=self.channel,
             conversation_id=self.conversation_id,
             asker=self.asker,
+            visitor=self.visitor,
             question=self.question.text,
             topic=self.question.topic,
             retrieval_query=retrieval.query if retrieval else "",

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 
-from assistant.ask.answer_log import AnswerLog, asker_of, ms, sources_of
+from assistant.ask.answer_log import AnswerLog, asker_of, ms, sources_of, visitor_of
 from assistant.ask.intake import AskRequest
 from assistant.ask.pipelines import project_pipeline
 from assistant.errors import UNAVAILABLE
@@ -85,6 +85,7 @@ def ask_stream(
     log = AnswerLog(
         project=request.project, channel=channel, conversation_id=request.conversation_id,
         question=asked, asker=asker_of(user_key=request.user_key, client=request.client),
+        visitor=visitor_of(request.user_key),
     )  # fmt: skip
     user_key = request.user_key
     command = parse_command(asked.text) if user_key else None

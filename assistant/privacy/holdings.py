@@ -5,9 +5,9 @@ How each identifier reaches their data:
 
 * ``visitor:<id>`` / ``user:<id>`` (the memory key): their remembered facts; their votes and
   comments (the widget sends its visitor id as the feedback client id) and the conversations
-  those votes are in; for ``user:`` keys also every question logged under their keyed hash
-  (`Interaction.asker`). A widget visitor's other questions carry no key: the log keeps only a
-  keyed hash of the address they came from, which names no one and cannot be searched.
+  those votes are in; every question a widget visitor asked, logged under a keyed hash of
+  their key (`Interaction.visitor`), and for ``user:`` keys every question logged under
+  theirs (`Interaction.asker`).
 * a phone number (E.164): their SMS texts and conversations, the questions those texts asked,
   their memory (``sms:<number>``) and everything logged under its hash.
 * an e-mail address: their "Ask a person" handoffs and those conversations, the outbox files
@@ -24,7 +24,7 @@ from typing import Any
 from django.conf import settings
 from django.db.models import Q, QuerySet
 
-from assistant.ask.answer_log import asker_of
+from assistant.ask.answer_log import asker_of, visitor_of
 from assistant.handoff.models import Handoff
 from assistant.memory.identity import USER_KEY
 from assistant.memory.models import UserFact
@@ -101,6 +101,7 @@ def holdings_of(person: Person, *, projects: QuerySet[Project]) -> Holdings:
         client_id = person.value.removeprefix("visitor:")
         voted = Feedback.objects.filter(client_id=client_id, interaction__project__in=projects)
         interactions |= Q(pk__in=list(voted.values_list("interaction_id", flat=True)))
+        interactions |= Q(visitor=visitor_of(person.value))
     if person.kind == "phone":
         texts = SmsMessage.objects.filter(project__in=projects, from_number=person.value)
         held.sms_messages = _ids(texts)
