@@ -47,7 +47,8 @@ class Overloaded(IntakeError):
     def __init__(self, retry_after: int) -> None:
         super().__init__(
             "busy",
-            f"Too many questions right now: please ask again in {retry_after} seconds.",
+            "Too many questions right now: please ask again in "
+            f"{retry_after} second{'' if retry_after == 1 else 's'}.",
             503,
             retry_after=retry_after,
         )

@@ -19,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from assistant import admission
 from assistant.ask import intake, search, services
 from assistant.ask.intake import Caller
 from assistant.errors import IntakeError
@@ -108,7 +109,8 @@ def _search(project: Project, caller: Caller, query: str, topic: str) -> SearchR
         asked = intake.retrieve_request(
             {"question": query, "topic": topic}, project=project, caller=caller
         )
-        found = search.search(asked=asked, channel=Interaction.Channel.MCP)
+        with admission.admit(project.public_key):  # its turn, or busy at once
+            found = search.search(asked=asked, channel=Interaction.Channel.MCP)
     except IntakeError as error:
         raise _tool_error(error) from None
     except search.SearchUnavailable as error:
@@ -128,9 +130,11 @@ def _ask(
     data = {"question": question, "topic": topic, "conversation_id": conversation_id}
     try:
         asked = intake.ask_request(data, project=project, caller=caller)
+        # Waits its turn, or busy at once; the slot is given back once the quote is done.
+        with admission.admit(project.public_key) as ticket:
+            result = services.ask(asked, channel=Interaction.Channel.MCP, on_written=ticket.release)
     except IntakeError as error:
         raise _tool_error(error) from None
-    result = services.ask(asked, channel=Interaction.Channel.MCP)
     if result.error:
         raise ToolError(f"{result.error}: {result.answer}")
     return Answer(

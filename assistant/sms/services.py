@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from assistant import admission
 from assistant.ask.intake import let_in
 from assistant.ask.selectors import conversation_history
 from assistant.ask.services import ask
@@ -109,7 +110,15 @@ def sms_answer(*, message_id: int) -> str:
             history=tuple(history),
             user_key=f"sms:{message.from_number}",
         )
-        result = ask(asked, channel=Interaction.Channel.SMS)
+        try:
+            # Its turn among every door's questions, or told at once when the server is full.
+            with admission.admit(project.public_key) as ticket:
+                result = ask(asked, channel=Interaction.Channel.SMS, on_written=ticket.release)
+        except admission.Overloaded as busy:
+            SmsMessage.objects.filter(pk=message_id).update(
+                reply=busy.message, status=Status.ANSWERED
+            )
+            return busy.message
         if result.error:
             reply = UNAVAILABLE
         elif result.refused or not result.answer.strip():

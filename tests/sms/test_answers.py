@@ -204,3 +204,28 @@ def test_a_refusal_by_text_points_at_the_nearest_page_when_one_is_on_the_subject
 
     [off_topic] = twiml_messages(webhook.post("Write me a poem about the sea"))
     assert off_topic == SORRY
+
+
+def test_a_text_to_a_full_server_is_told_when_to_ask_again_and_kept(
+    webhook, field_project, settings
+):
+    from assistant import admission
+
+    settings.ASKDOCS_ANSWER_SLOTS, settings.ASKDOCS_ANSWER_DEADLINE_SECONDS = 2, 1.0
+    admission.reset()
+    held = []
+    try:
+        while True:  # every place the project may hold, taken by other questions
+            held.append(admission.admit(field_project.public_key))
+    except admission.Overloaded:
+        pass
+    try:
+        [reply] = twiml_messages(webhook.post(OIL, to=FIELD_NUMBER))
+    finally:
+        for ticket in held:
+            ticket.release()
+        admission.reset()
+    assert reply.startswith("Too many questions right now: please ask again in ")
+    message = SmsMessage.objects.get(to_number=FIELD_NUMBER)
+    assert (message.body, message.reply) == (OIL, reply)
+    assert not Interaction.objects.exists()  # refused before any work
