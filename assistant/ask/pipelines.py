@@ -66,6 +66,7 @@ def project_pipeline(project: Project, *, cached: bool = True) -> ProjectPipelin
         sections=section_chunks,
         instructions=project.custom_instructions,
         server=project_server(project),
+        origins=tuple(project.allowed_origins),
     )
     return ProjectPipeline(pipeline, search.where)
 

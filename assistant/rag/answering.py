@@ -47,6 +47,7 @@ class Pipeline:
         max_passages: int = 0,
         sections: SectionLookup | None = None,
         instructions: str = "",
+        origins: tuple[str, ...] = (),
     ) -> None:
         self.retriever = retriever
         self.generator = generator
@@ -59,6 +60,8 @@ class Pipeline:
         self.sections = sections
         #: The project's own notes for a writing model (tone, product name), after the rules.
         self.instructions = instructions
+        #: Sites a written answer may link to besides its passages' (the host's own pages).
+        self.origins = origins
 
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
@@ -111,8 +114,9 @@ class Pipeline:
         if verdict is None:
             verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
         respond = quote_then_write if verdict.answerable else write_alone
+        written = respond(writer, prompt, parts, fallback, origins=self.origins)
         return Answer(
-            retrieval, prompt, respond(writer, prompt, parts, fallback), writer, verdict=verdict,
+            retrieval, prompt, written, writer, verdict=verdict,
             quote_first=verdict.answerable, quoter_id=fallback.generator.id,
         )  # fmt: skip
 

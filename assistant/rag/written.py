@@ -20,7 +20,7 @@ question still in the local model's line leaves it.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from assistant.rag.answer import Fallback, is_refusal
 from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
@@ -40,7 +40,12 @@ HEARTBEAT_SECONDS = 1.0
 
 
 def quote_then_write(
-    writer: str, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
+    writer: str,
+    prompt: Prompt,
+    parts: Iterator[Part],
+    fallback: Fallback,
+    *,
+    origins: Iterable[str] = (),
 ) -> Iterator[Part]:
     """The quote, `Written`, then the checked written answer of `writer` (the model's id) or
     `Unwritten`, and the `Outcome`."""
@@ -54,7 +59,7 @@ def quote_then_write(
                 quote.append(part)
             yield part
         yield Written()
-        for part in checked(prompt, parts, withheld, alone=False):
+        for part in checked(prompt, parts, withheld, alone=False, origins=origins):
             if isinstance(part, Unwritten):
                 ended = part
             elif isinstance(part, str):
@@ -83,7 +88,12 @@ def quote_then_write(
 
 
 def write_alone(
-    writer: str, prompt: Prompt, parts: Iterator[Part], fallback: Fallback
+    writer: str,
+    prompt: Prompt,
+    parts: Iterator[Part],
+    fallback: Fallback,
+    *,
+    origins: Iterable[str] = (),
 ) -> Iterator[Part]:
     """No quote to give first (the check found no answer in the passages, or was not asked):
     the model's checked sentences; the sorry-sentence when none comes; then the `Outcome`."""
@@ -91,7 +101,7 @@ def write_alone(
     withheld: list[str] = []
     ended = ""
     try:
-        for part in checked(prompt, parts, withheld, alone=True):
+        for part in checked(prompt, parts, withheld, alone=True, origins=origins):
             if isinstance(part, Unwritten):
                 if not said:
                     because = f"{writer} {part.reason}: {part.detail}"[:200]
@@ -108,12 +118,18 @@ def write_alone(
 
 
 def checked(
-    prompt: Prompt, parts: Iterator[Part], withheld: list[str], *, alone: bool
+    prompt: Prompt,
+    parts: Iterator[Part],
+    withheld: list[str],
+    *,
+    alone: bool,
+    origins: Iterable[str] = (),
 ) -> Iterator[Part]:
     """The model's text as whole sentences that passed the grounding check; `Waiting` as it
     comes; `Unwritten` when it stopped early or said nothing that could be shown. Sentences
-    kept from the visitor are added to `withheld`, each with its reason."""
-    source = grounds(prompt.passages)
+    kept from the visitor are added to `withheld`, each with its reason. A link may lead to the
+    passages' own sites and to `origins` (the project's)."""
+    source = grounds(prompt.passages, origins=origins)
     sentences = Sentences()
     said = 0
     heard_at = time.monotonic()

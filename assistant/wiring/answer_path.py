@@ -22,13 +22,15 @@ def pipeline(
     sections: SectionLookup | None = None,
     instructions: str = "",
     server: Mapping[str, str] | None = None,
+    origins: tuple[str, ...] = (),
 ) -> Pipeline:
     """The answerability check always guards the extractive answerer (it would quote a near
     miss); an LLM can say it does not know, so for it the check is the project's choice
     (`Project.check_llm_answers`). With an LLM, the extractive answerer quotes first (with the
     check) and the written answer follows (rag/written.py); `instructions` are the project's
     own notes for the LLM. `sections` reads the rest of a kept passage's section (ingestion's
-    selector); `server` the project's own model-server fields."""
+    selector); `server` the project's own model-server fields; `origins` the sites a written
+    answer may link to besides its passages' (the project's allowed origins)."""
     generator = generator_for(generator_choice, server=server)
     check = generator.id == ExtractiveGenerator.id or check_llm_answers
     return Pipeline(
@@ -39,4 +41,5 @@ def pipeline(
         max_passages=passages_for(generator_choice),
         sections=sections,
         instructions=instructions,
+        origins=origins,
     )
