@@ -389,3 +389,32 @@ async def test_one_address_may_hold_only_so_many_sockets(demo_project, settings)
     assert (await ask(again, question="How do I get a refund?"))[-1]["type"] == "done"
     for socket in (held[1], again):
         await socket.disconnect()
+
+
+async def test_a_written_answer_without_a_first_word_in_time_leaves_the_quote_as_the_answer(
+    demo_project, settings
+):
+    with FakeOllama() as ollama:
+        ollama.tokens = [f" word{i}" for i in range(200)]  # no sentence ever ends
+        ollama.stall_between_tokens = 0.1
+        settings.OLLAMA_HOST = ollama.url
+        settings.ASKDOCS_WRITE_WITHIN = 1.5
+        runtime.ollama_generator.cache_clear()
+        try:
+            communicator = socket_for(demo_project)
+            await communicator.connect()
+            frames = await ask(communicator, question="How do I get my money back?")
+            await communicator.disconnect()
+        finally:
+            runtime.ollama_generator.cache_clear()
+
+    kinds = [f["type"] for f in frames]
+    assert kinds[0] == "sources" and "written" in kinds and kinds[-1] == "done"
+    done = frames[-1]
+    assert done["written"] == "late"
+    # Given up soon after the quote, not when the model's 20 s of words would have ended.
+    assert done["timings_ms"]["generate_ms"] < 10_000
+    logged = await Interaction.objects.aget(answer_id=done["answer_id"])
+    assert "refund within 30 days" in logged.answer and "word" not in logged.answer
+    assert logged.fallback == "ollama:llama3.2 was not ready in time"
+    assert logged.generator == "extractive"  # the quote is the answer

@@ -21,6 +21,7 @@ def test_the_quote_comes_first_and_the_written_answer_after(live, page, model, s
     settings.ASKDOCS_LOCAL_FIRST_TOKEN_TIMEOUT = 900
     settings.ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT = 120
     settings.ASKDOCS_MAX_GENERATION_SECONDS = 900
+    settings.ASKDOCS_WRITE_WITHIN = 0  # wait for the first written word, however busy
     Project.objects.filter(name="Demo").update(generator="local")
     runtime.reset()
     frames = record_frames(page)

@@ -58,11 +58,14 @@ class AskResult:
 class Limits:
     """How long an answer may grow: `max_chars` / `max_seconds` (0: unbounded) cut it short
     (at a whole sentence); `write_within` (0: unbounded) is how long after the quote a door
-    that answers in one piece waits for a model's written answer."""
+    that answers in one piece waits for a model's written answer, and `first_word_within` how
+    long a door that streams waits for its first written word (then the quote is the answer:
+    a visitor is not told "Writing…" for a minute while a busy model reads its prompt)."""
 
     max_chars: int = 0
     max_seconds: float = 0
     write_within: float = 0
+    first_word_within: float = 0
 
 
 def ask_stream(
@@ -178,6 +181,9 @@ class _Telling:
         """Whether to stop reading after this part (and why, in `truncated` / `gave_up`)."""
         said, now, limits = self.said, self.clock(), self.limits
         over_time = bool(limits.max_seconds) and now - self.started >= limits.max_seconds
+        if said.late_to_start(now, limits.first_word_within):
+            self.gave_up = True
+            return True
         if isinstance(part, Waiting):
             if said.late(now, limits.write_within):
                 self.gave_up = True
@@ -234,6 +240,15 @@ class _Said:
     def late(self, now: float, within: float) -> bool:
         """A door that answers in one piece waited its budget for the written answer."""
         return bool(within) and self.writing_since is not None and now - self.writing_since > within
+
+    def late_to_start(self, now: float, within: float) -> bool:
+        """A door that streams waited its budget for the written answer's first word."""
+        return (
+            bool(within)
+            and self.writing_since is not None
+            and not self.written
+            and now - self.writing_since > within
+        )
 
     def final(self, answer: Answer, outcome: Outcome) -> str:
         """The answer as logged and as a one-piece door gives it: the written answer when it

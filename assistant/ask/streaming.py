@@ -54,6 +54,7 @@ async def answer_frames(
         limits = services.Limits(
             max_chars=settings.ASKDOCS_MAX_ANSWER_CHARS,
             max_seconds=settings.ASKDOCS_MAX_GENERATION_SECONDS,
+            first_word_within=settings.ASKDOCS_WRITE_WITHIN,
         )
         return services.ask_stream(request, channel=channel, limits=limits)
 

@@ -70,7 +70,8 @@ class Answer:
         ended = "late" if late else "stopped"
         if wrote:
             return Outcome(self.generator_id, ended)
-        return Outcome(self.quoter_id, ended, f"{self.generator_id} stopped before it wrote")
+        why = "was not ready in time" if late else "stopped before it wrote"
+        return Outcome(self.quoter_id, ended, f"{self.generator_id} {why}")
 
     def read(self) -> Reading:
         """Every part: the text (with a quote first, the written answer when it was completed,

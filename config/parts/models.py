@@ -64,7 +64,8 @@ ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT = envfloat(
     "ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT", 10.0, minimum=0.1
 )
 # A door that answers in one piece (REST, SMS) waits at most this long after the quote for a
-# model's written answer, then answers with the quote (docs/models.md).
+# model's written answer, and a door that streams (the widget, SSE) as long for its first
+# written word; then the quote is the answer (docs/models.md).
 ASKDOCS_WRITE_WITHIN = envfloat("ASKDOCS_WRITE_WITHIN", 30.0, minimum=0)
 # llama.cpp keeps earlier prompts' states in RAM up to this size, so a question asked again
 # (a suggested question, the same page's visitors) is not read again; 0 turns it off.
