@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
 
+from assistant import admission
 from assistant.ask import services
 from assistant.ask.intake import AskRequest, let_in
 from assistant.models import Interaction, Project
@@ -53,3 +54,14 @@ def ask_stream(
     if clock is None:
         return services.ask_stream(asked, channel=channel, limits=limits)
     return services.ask_stream(asked, channel=channel, limits=limits, clock=clock)
+
+
+def fill(project_key: str) -> list[admission.Ticket]:
+    """Every place in the answering gate the project may hold, taken (as by other questions);
+    release the tickets to give them back."""
+    held = []
+    while True:
+        try:
+            held.append(admission.admit(project_key))
+        except admission.Overloaded:
+            return held

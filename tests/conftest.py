@@ -141,3 +141,16 @@ def built_docs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return site, done.stdout + done.stderr
+
+
+@pytest.fixture
+def narrow_gate(settings):  # noqa: ANN001, ANN201
+    """The answering gate of two slots and a deadline of two answers each: four places, three
+    for one project (assistant/admission.py); tickets still held are dropped with it."""
+    from assistant import admission
+
+    settings.ASKDOCS_ANSWER_SLOTS = 2
+    settings.ASKDOCS_ANSWER_DEADLINE_SECONDS = 1.0
+    admission.reset()
+    yield
+    admission.reset()

@@ -6,13 +6,13 @@ open and answering once there is room. In-process, with the project's places hel
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from channels.testing import HttpCommunicator, WebsocketCommunicator
 
 from assistant import admission
 from config.asgi import application
+from tests.asking import fill
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -25,26 +25,6 @@ def demo_project(transactional_db):  # noqa: ANN001, ANN201
     from assistant.demo import demo_seed
 
     return demo_seed().project
-
-
-@pytest.fixture
-def narrow_gate(settings) -> Iterator[None]:  # noqa: ANN001
-    # Two slots, a deadline of two answers each: four places, three for one project.
-    settings.ASKDOCS_ANSWER_SLOTS = 2
-    settings.ASKDOCS_ANSWER_DEADLINE_SECONDS = 1.0
-    admission.reset()
-    yield
-    admission.reset()
-
-
-def fill(project_key: str) -> list[admission.Ticket]:
-    """Every place the project may hold, taken."""
-    held = []
-    while True:
-        try:
-            held.append(admission.admit(project_key))
-        except admission.Overloaded:
-            return held
 
 
 def assert_busy_503(response) -> None:  # noqa: ANN001

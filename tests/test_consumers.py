@@ -274,19 +274,25 @@ async def test_it_says_busy_while_an_answer_is_streaming(demo_project, settings)
             runtime.ollama_generator.cache_clear()
 
 
+async def asked_of(ollama: FakeOllama, project, settings) -> list[dict]:  # noqa: ANN001
+    """The frames of one question over the socket, written by the (scripted) fake Ollama."""
+    settings.OLLAMA_HOST = ollama.url
+    runtime.ollama_generator.cache_clear()
+    try:
+        communicator = socket_for(project)
+        await communicator.connect()
+        frames = await ask(communicator, question="How do I get my money back?")
+        await communicator.disconnect()
+        return frames
+    finally:
+        runtime.ollama_generator.cache_clear()
+
+
 async def test_a_long_answer_is_cut_short(demo_project, settings):
     settings.ASKDOCS_MAX_ANSWER_CHARS = 100
     with FakeOllama() as ollama:
         ollama.tokens = [f" word{i:03d}" for i in range(300)]
-        settings.OLLAMA_HOST = ollama.url
-        runtime.ollama_generator.cache_clear()
-        try:
-            communicator = socket_for(demo_project)
-            await communicator.connect()
-            frames = await ask(communicator, question="How do I get my money back?")
-            await communicator.disconnect()
-        finally:
-            runtime.ollama_generator.cache_clear()
+        frames = await asked_of(ollama, demo_project, settings)
     text = "".join(f["text"] for f in frames if f["type"] == "token")
     assert frames[-1]["type"] == "done" and frames[-1]["truncated"] is True
     assert 100 <= len(text) < 120
@@ -394,19 +400,11 @@ async def test_one_address_may_hold_only_so_many_sockets(demo_project, settings)
 async def test_a_written_answer_without_a_first_word_in_time_leaves_the_quote_as_the_answer(
     demo_project, settings
 ):
+    settings.ASKDOCS_WRITE_WITHIN = 1.5
     with FakeOllama() as ollama:
         ollama.tokens = [f" word{i}" for i in range(200)]  # no sentence ever ends
         ollama.stall_between_tokens = 0.1
-        settings.OLLAMA_HOST = ollama.url
-        settings.ASKDOCS_WRITE_WITHIN = 1.5
-        runtime.ollama_generator.cache_clear()
-        try:
-            communicator = socket_for(demo_project)
-            await communicator.connect()
-            frames = await ask(communicator, question="How do I get my money back?")
-            await communicator.disconnect()
-        finally:
-            runtime.ollama_generator.cache_clear()
+        frames = await asked_of(ollama, demo_project, settings)
 
     kinds = [f["type"] for f in frames]
     assert kinds[0] == "sources" and "written" in kinds and kinds[-1] == "done"

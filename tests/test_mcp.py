@@ -14,8 +14,8 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from assistant import admission
 from assistant.models import Interaction, Project
+from tests.asking import fill
 from tests.conftest import secret_of
 from tests.live_server import LiveAsgiServer
 
@@ -250,22 +250,12 @@ def test_the_rate_limit_of_the_intake_holds_for_ai_tools(live, settings):
     ("tool", "arguments"),
     [("ask", {"question": "How do I get my money back?"}), ("search_docs", {"query": "refunds"})],
 )
-def test_a_full_server_tells_an_ai_tool_busy_at_once(live, settings, tool, arguments):
+def test_a_full_server_tells_an_ai_tool_busy_at_once(live, narrow_gate, tool, arguments):
     server, project = live
-    settings.ASKDOCS_ANSWER_SLOTS, settings.ASKDOCS_ANSWER_DEADLINE_SECONDS = 2, 1.0
-    admission.reset()
-    held = []
-    try:
-        while True:  # every place the project may hold, taken by other questions
-            held.append(admission.admit(project.public_key))
-    except admission.Overloaded:
-        pass
-    try:
-        result = call(server.url, secret_of(project), tool, arguments)
-    finally:
-        for ticket in held:
-            ticket.release()
-        admission.reset()
+    held = fill(project.public_key)
+
+    result = call(server.url, secret_of(project), tool, arguments)
+    del held
 
     assert result.is_error
     assert "busy: Too many questions right now" in result.content[0].text

@@ -14,6 +14,7 @@ from assistant.models import Interaction, SmsConversation, SmsMessage
 from assistant.rag.types import SORRY
 from assistant.rag.write.prompting import REMINDER
 from assistant.sms.text import CLEARED
+from tests.asking import fill
 from tests.fake_ollama import unused_url
 from tests.sms.conftest import (
     CALLER,
@@ -207,24 +208,12 @@ def test_a_refusal_by_text_points_at_the_nearest_page_when_one_is_on_the_subject
 
 
 def test_a_text_to_a_full_server_is_told_when_to_ask_again_and_kept(
-    webhook, field_project, settings
+    webhook, field_project, narrow_gate
 ):
-    from assistant import admission
+    held = fill(field_project.public_key)
 
-    settings.ASKDOCS_ANSWER_SLOTS, settings.ASKDOCS_ANSWER_DEADLINE_SECONDS = 2, 1.0
-    admission.reset()
-    held = []
-    try:
-        while True:  # every place the project may hold, taken by other questions
-            held.append(admission.admit(field_project.public_key))
-    except admission.Overloaded:
-        pass
-    try:
-        [reply] = twiml_messages(webhook.post(OIL, to=FIELD_NUMBER))
-    finally:
-        for ticket in held:
-            ticket.release()
-        admission.reset()
+    [reply] = twiml_messages(webhook.post(OIL, to=FIELD_NUMBER))
+    del held
     assert reply.startswith("Too many questions right now: please ask again in ")
     message = SmsMessage.objects.get(to_number=FIELD_NUMBER)
     assert (message.body, message.reply) == (OIL, reply)
