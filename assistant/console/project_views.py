@@ -86,6 +86,8 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context["form"] = form
     context["generator_notes"] = generator_notes(project)
     context["privacy"] = privacy_summary(project=project)
+    # A project without documents refuses every question: its page says what to do first.
+    context["has_sources"] = project.sources.exists()
     return TemplateResponse(request, "console/project.html", context)
 
 

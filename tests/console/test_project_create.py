@@ -172,3 +172,16 @@ def test_the_django_admin_shows_only_the_hint_of_the_secret_key(client, django_u
     html = client.get(f"/django-admin/assistant/project/{shop.pk}/change/").content.decode()
     assert shop.secret not in html and shop.secret_key_hint in html
     assert shop.secret_key_sealed not in html and shop.secret_key_digest not in html
+
+
+def test_a_new_project_says_to_add_a_source_until_it_has_one(staff_client, shop):
+    first = page(staff_client, shop)
+    assert 'data-testid="next-step"' in first and "Next: add a source" in first
+    assert f"/admin/sources/?project={shop.pk}#add-a-source" in first
+    sources = staff_client.get(f"/admin/sources/?project={shop.pk}").content.decode()
+    assert 'id="add-a-source"' in sources
+
+    from ingestion.models import Source
+
+    Source.objects.create(project=shop, kind="text", name="Notes")
+    assert 'data-testid="next-step"' not in page(staff_client, shop)
