@@ -524,3 +524,18 @@ def test_a_sentence_right_after_an_example_is_quoted_after_the_example(quoting):
     assert "theme: midnight" in text
     assert text.index("add a `theme` setting:") < text.index("theme: midnight")
     assert text.index("theme: midnight") < text.index("Save your changes")
+
+
+def test_a_quoted_paragraph_is_read_and_quoted_without_its_quotation_marks(quoting):
+    mail = (
+        "From the mailing list:\n\n"
+        "> > SQLite does not enforce the length of a VARCHAR. You can declare\n"
+        "> > a VARCHAR(10) and SQLite will be happy to store a 500-million character\n"
+        "> > string there.\n>\n> And it keeps all 500 million characters intact."
+    )
+    said = answer(
+        quoting, Question("Does SQLite enforce the length of a VARCHAR(10) column?"),
+        passage(mail, "FAQ > Lengths"),
+    )  # fmt: skip
+    assert "You can declare a VARCHAR(10) and SQLite will be happy" in said
+    assert ">" not in said.replace("[1]", "")

@@ -34,6 +34,9 @@ def sentences_of(paragraph: str) -> list[str]:
 
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+#: A quotation's markers at a line's start ("> ", "> > "): a quoted paragraph's lines are
+#: joined without them, or a quote reads "You can declare > a VARCHAR(10) and ...".
+_QUOTE_MARKERS = re.compile(r"^(?:>[ \t]?)+")
 #: The sentences of this many kept passages are read (best first): the answer is almost always
 #: in the top ones, and each sentence costs a cross-encoder run.
 MAX_PASSAGES = 3
@@ -113,6 +116,9 @@ def passage_items(passage_index: int, text: str) -> list[Unit]:
         if code is not None:
             code.append(line)
             continue
+        if stripped.startswith(">"):
+            line = _QUOTE_MARKERS.sub("", stripped)
+            stripped = line.strip()
         if not stripped or stripped.startswith("#") or stripped.startswith("|"):
             flush()
             continue
