@@ -79,6 +79,7 @@ def openai_project(demo, llama, settings):  # noqa: ANN001, ANN201
         "first_token": 120.0,
         "between_tokens": 30.0,
     }
+    settings.ASKDOCS_WRITE_WITHIN = 0  # wait for the written answer, however busy the machine
     runtime.reset()
     reset_circuits()
     demo.generator = "openai"
