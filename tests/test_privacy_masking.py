@@ -5,7 +5,6 @@ patterns. No database."""
 from __future__ import annotations
 
 import json
-import statistics
 import subprocess
 import sys
 import timeit
@@ -71,13 +70,6 @@ def test_recall_and_look_alikes_meet_the_targets():
         assert figures[kind]["precision"] >= 0.98, (kind, figures[kind])
     assert figures["secret"]["recall"] >= 0.95
     assert figures["look-alikes"]["changed"] <= 0.02
-
-
-def test_masking_a_message_takes_well_under_a_millisecond():
-    texts = [row["text"] for row in ROWS]
-    runs = timeit.repeat(lambda: [mask(text) for text in texts], number=5, repeat=5)
-    per_message = statistics.median(runs) / 5 / len(texts)
-    assert per_message < 0.002  # seconds; measured about 0.05 ms (docs/privacy.md)
 
 
 @pytest.mark.parametrize(

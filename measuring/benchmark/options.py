@@ -27,10 +27,12 @@ SECTIONS = (
     "overload",
     "crawl",
     "flood",
+    "masking",
 )
 # `local` and `load` need the model file, `openai` a server, `overload` PostgreSQL and Redis,
-# `crawl` a site to crawl for minutes, `flood` the machine's cores for a minute: only when named.
-DEFAULT_SECTIONS = SECTIONS[:-6]
+# `crawl` a site to crawl for minutes, `flood` the machine's cores for a minute, `masking`
+# reads the tests' labelled set: only when named.
+DEFAULT_SECTIONS = SECTIONS[:-7]
 RAY = Path(settings.BASE_DIR).parent / "shared" / "eval" / "ray_docs_qa"
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from measuring.benchmark import crawl, endpoint, flood, load, overload
+from measuring.benchmark import crawl, endpoint, flood, load, masking, overload
 from measuring.benchmark import local as local_model
 
 # (name, where in the report, "max" or "min", target)
@@ -79,6 +79,7 @@ def table(report: dict[str, Any]) -> str:
         ("overload", overload.table),
         ("crawl", crawl.table),
         ("flood", flood.table),
+        ("masking", masking.table),
     ):
         if report.get(key):
             lines += section_table(report[key])

@@ -19,7 +19,9 @@ so does `overload` (the scale-out stack on a throwaway PostgreSQL database and R
 so does `crawl` (`--crawl-conversations` demo conversations at once with no sync running and
 beside a crawl of `--crawl-site` served on 127.0.0.1, round by round: the latency ratio);
 so does `flood` (the embedded default, one daphne, asked `--flood-asks` questions at once from
-as many addresses: answered, 503 with Retry-After, connections reset, the slowest answer).
+as many addresses: answered, 503 with Retry-After, connections reset, the slowest answer);
+so does `masking` (what masking personal data adds per message of the labelled set, for the
+longest question, and for texts built to make its rules backtrack).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Question
 from assistant.wiring import answer_path, runtime
 from assistant.wiring.adapters.chroma_naming import HnswParams
-from measuring.benchmark import concurrency, report, scale, sections, stages
+from measuring.benchmark import concurrency, masking, report, scale, sections, stages
 from measuring.benchmark import options as bench_options
 from measuring.benchmark.floor import RawFloor
 from measuring.benchmark.options import SECTIONS, answer_settings, parse_levels
@@ -106,6 +108,8 @@ class Command(BaseCommand):
             result["crawl"] = sections.measure_answers_beside_a_crawl(options, self.stderr)
         if "flood" in chosen:
             result["flood"] = sections.measure_embedded_flood(options, self.stderr)
+        if "masking" in chosen:
+            result["masking"] = masking.measure_masking()
         result["targets"] = report.check_targets(result)
         if options["json"]:
             options["json"].write_text(json.dumps(result, indent=2) + "\n")
