@@ -5,6 +5,8 @@ part of the suite; this proves the commands work and their reports hold sane val
 from __future__ import annotations
 
 import json
+import re
+from io import StringIO
 from pathlib import Path
 
 import numpy as np
@@ -120,9 +122,9 @@ def test_bench_runs_every_section_on_a_slice(ray_slice, tmp_path):
 
     assert set(report) == {"schema", "config", "stages", "scale", "cache", "concurrency",
                            "idle", "ingest", "recall", "local", "load", "openai", "overload",
-                           "crawl", "flood", "targets"}  # fmt: skip
+                           "crawl", "flood", "masking", "targets"}  # fmt: skip
     # The local model, the load bench, a model server and the scale-out stack: only when named.
-    for section in ("local", "load", "openai", "overload", "crawl", "flood"):
+    for section in ("local", "load", "openai", "overload", "crawl", "flood", "masking"):
         assert report[section] is None, section
     # The help centre joined the slice's project as a second source: both are findable.
     assert len(report["recall"]) == 2 and "help centre" in report["recall"]
@@ -253,3 +255,11 @@ class _Sink:
 
     def flush(self) -> None:
         pass
+
+
+def test_bench_masking_reports_the_time_per_labelled_message():
+    out = StringIO()
+    call_command("bench", only="masking", stdout=out, stderr=_Sink())
+    text = out.getvalue()
+    found = re.search(r"\((\d+) labelled messages.*\n  per message: median ([\d.]+) ms", text)
+    assert found and int(found.group(1)) >= 200 and float(found.group(2)) > 0
