@@ -129,3 +129,25 @@ def _queue_answer(event_id: int) -> None:
 
 def _queue_action(project_id: int, action: dict[str, str]) -> None:
     background.enqueue(slack_act, project_id, action)
+
+
+def slack_settings_save(
+    *, project: Project, signing_secret: str, bot_token: str, channels: list[str], forget: bool
+) -> Project:
+    """Store a project's Slack settings: a secret left empty keeps the stored one; `forget`
+    disconnects (both secrets dropped: every request is refused until new ones are saved)."""
+    if forget:
+        project.set_slack_signing_secret("")
+        project.set_slack_bot_token("")
+    if signing_secret:
+        project.set_slack_signing_secret(signing_secret)
+    if bot_token:
+        project.set_slack_bot_token(bot_token)
+    project.slack_channels = channels
+    project.save(
+        update_fields=[
+            "slack_signing_secret_sealed", "slack_signing_secret_last4", "slack_bot_token_sealed",
+            "slack_bot_token_last4", "slack_channels",
+        ]
+    )  # fmt: skip
+    return project
