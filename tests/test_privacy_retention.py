@@ -93,7 +93,8 @@ def test_what_is_past_its_period_goes_on_every_store_and_the_rest_stays(project,
 
     assert report[project.name] == {
         "interactions": 1, "question_vectors": 1, "sms_messages": 1, "sms_conversations": 1,
-        "slack_events": 1, "feedback_comments": 1, "handoffs": 1, "outbox_files": 1, "memory_facts": 1,
+        "slack_events": 1, "feedback_comments": 1, "handoffs": 1, "outbox_files": 1,
+        "memory_facts": 1,
     }  # fmt: skip
     stripped = Interaction.objects.get(pk=old.pk)
     assert (stripped.question, stripped.answer, stripped.conversation_id) == ("", "", "")

@@ -59,7 +59,8 @@ def retention_run(*, actor: str = "schedule", now: datetime | None = None) -> di
 def project_retention(*, project: Project, now: datetime) -> dict[str, int]:
     counts = {
         "interactions": 0, "question_vectors": 0, "sms_messages": 0, "sms_conversations": 0,
-        "slack_events": 0, "feedback_comments": 0, "handoffs": 0, "outbox_files": 0, "memory_facts": 0,
+        "slack_events": 0, "feedback_comments": 0, "handoffs": 0, "outbox_files": 0,
+        "memory_facts": 0,
     }  # fmt: skip
     if project.keep_conversations_days:
         counts.update(
