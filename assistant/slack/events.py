@@ -71,10 +71,10 @@ def question_in(
         return None
     if kind == "app_mention":
         return question
+    if event.get("channel_type") == "im":
+        return question  # Slack sends no app_mention for a direct message
     if app_user and f"<@{app_user}" in text:
         return None  # a mention in a channel: its app_mention event is the question
-    if event.get("channel_type") == "im":
-        return question
     if channel in watched or answered_thread(question.conversation_id):
         return question
     return None

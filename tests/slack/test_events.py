@@ -164,12 +164,15 @@ def test_direct_messages_and_watched_channels_are_questions_bots_and_edits_are_n
     assert not SlackEvent.objects.exists()
 
     slack.message("How do I get my money back?", ts="1700000600.000500", channel_type="im")
+    slack.message(f"<@{BOT_USER_ID}> {ROTATE}", ts="1700000600.000550", channel_type="im")
     slack.project.slack_channels = [CHANNEL]
     slack.project.save()
     slack.message("How do I get my money back?", ts="1700000600.000600")
-    posts = fake_slack.wait_for("chat.postMessage", 2)
-    wait_until(lambda: SlackEvent.objects.filter(status="replied").count() == 2)
-    assert sorted(p["thread_ts"] for p in posts) == ["1700000600.000500", "1700000600.000600"]
+    posts = fake_slack.wait_for("chat.postMessage", 3)
+    wait_until(lambda: SlackEvent.objects.filter(status="replied").count() == 3)
+    assert sorted(p["thread_ts"] for p in posts) == [
+        "1700000600.000500", "1700000600.000550", "1700000600.000600",
+    ]  # fmt: skip
 
 
 def test_a_flood_from_one_workspace_is_rate_limited(slack, fake_slack, settings):
