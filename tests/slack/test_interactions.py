@@ -76,3 +76,16 @@ def test_ask_a_person_for_a_thread_the_app_never_answered_is_refused(slack, fake
     [note] = fake_slack.wait_for("chat.postEphemeral", 1)
     assert "not one the assistant answered" in note["text"]
     assert not Handoff.objects.exists()
+
+
+def test_a_signed_payload_that_is_not_json_or_not_ours_is_not_acted_on(slack, fake_slack):
+    path = f"/slack/{slack.project.public_key}/interactions"
+    broken = slack.signed_post(path, "payload=%7Bnot-json", "application/x-www-form-urlencoded")
+    assert broken.status_code == 400
+    other = slack.press("someone_elses_button", "x", thread_ts=THREAD)
+    assert other.status_code == 200
+    events = slack.signed_post(
+        f"/slack/{slack.project.public_key}/events", "[1, 2]", "application/json"
+    )
+    assert events.status_code == 400
+    assert fake_slack.attempts == 0 and not Feedback.objects.exists()
