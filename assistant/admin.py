@@ -1,5 +1,5 @@
 """Django admin (/django-admin/): projects, with the SMS number that selects them, handoffs and the
-SMS channel's records, read-only."""
+SMS and Slack channels' records, read-only."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from assistant.models import (
     Handoff,
     PrivacyAudit,
     Project,
+    SlackEvent,
     SmsConversation,
     SmsMessage,
     UserFact,
@@ -49,6 +50,13 @@ class SmsMessageAdmin(ReadOnlyAdmin):
     list_display = ["received_at", "project", "from_number", "kind", "status", "delivery"]
     list_filter = ["project", "kind", "status", "delivery"]
     search_fields = ["message_sid", "from_number", "body"]
+
+
+@admin.register(SlackEvent)
+class SlackEventAdmin(ReadOnlyAdmin):
+    list_display = ["received_at", "project", "team_id", "channel_id", "user_id", "status"]
+    list_filter = ["project", "status"]
+    search_fields = ["event_id", "conversation_id", "text"]
 
 
 @admin.register(Handoff)

@@ -155,6 +155,20 @@ class Project(PrivacySettings):
         validators=[sms_number_validator],
         help_text="The Twilio number (E.164) that answers texts from these documents.",
     )
+    # Slack (assistant/slack): the app's signing secret and bot token, sealed like the other
+    # keys and shown back only as a hint; the channels where every message is a question.
+    slack_signing_secret_sealed = models.TextField(blank=True, default="", editable=False)
+    slack_signing_secret_last4 = models.CharField(
+        max_length=4, blank=True, default="", editable=False
+    )
+    slack_bot_token_sealed = models.TextField(blank=True, default="", editable=False)
+    slack_bot_token_last4 = models.CharField(max_length=4, blank=True, default="", editable=False)
+    slack_channels = models.JSONField(
+        "Watched Slack channels",
+        default=list,
+        blank=True,
+        help_text="Channel ids (C0123ABCD) where every message is a question, not only mentions.",
+    )
     llms_txt_enabled = models.BooleanField(
         "Publish llms.txt",
         default=False,
@@ -228,6 +242,34 @@ class Project(PrivacySettings):
             key = ""
         return {"base_url": self.openai_base_url, "model": self.openai_model, "api_key": key}
 
+    @property
+    def slack_signing_secret_hint(self) -> str:
+        return _sealed_hint(self.slack_signing_secret_sealed, self.slack_signing_secret_last4)
+
+    @property
+    def slack_bot_token_hint(self) -> str:
+        return _sealed_hint(self.slack_bot_token_sealed, self.slack_bot_token_last4)
+
+    def set_slack_signing_secret(self, secret: str) -> None:
+        """Seal the Slack app's signing secret ("" forgets it)."""
+        self.slack_signing_secret_sealed, self.slack_signing_secret_last4 = _sealed(secret)
+
+    def set_slack_bot_token(self, token: str) -> None:
+        """Seal the Slack app's bot token (xoxb-…; "" forgets it)."""
+        self.slack_bot_token_sealed, self.slack_bot_token_last4 = _sealed(token)
+
+    def slack_signing_secret(self) -> str:
+        """The signing secret in clear, "" when none is set or it cannot be read back (sealed
+        under a site key no longer known): then every request is refused."""
+        return _unsealed(self.slack_signing_secret_sealed)
+
+    def slack_bot_token(self) -> str:
+        return _unsealed(self.slack_bot_token_sealed)
+
+    @property
+    def slack_connected(self) -> bool:
+        return bool(self.slack_signing_secret_sealed and self.slack_bot_token_sealed)
+
     def secret_key_matches(self, candidate: str) -> bool:
         """The one place a presented secret key is checked (every door, through the intake),
         in constant time."""
@@ -282,6 +324,25 @@ class Project(PrivacySettings):
         return any(stored_origin(o) == wanted for o in self.allowed_origins)
 
 
+def _sealed(secret: str) -> tuple[str, str]:
+    secret = secret.strip()
+    return (seal(secret) if secret else "", secret[-4:] if len(secret) >= 12 else "")
+
+
+def _unsealed(token: str) -> str:
+    try:
+        return unseal(token) if token else ""
+    except ValueError:
+        return ""
+
+
+def _sealed_hint(sealed: str, last4: str) -> str:
+    """How the console shows a stored secret: never whole, the last four only of a long one."""
+    if not sealed:
+        return ""
+    return f"set, ending …{last4}" if last4 else "set"
+
+
 class Interaction(models.Model):
     """One question and what the pipeline did with it: the raw material of every metric."""
 
@@ -292,6 +353,7 @@ class Interaction(models.Model):
         SANDBOX = "sandbox", "Sandbox"
         CLI = "cli", "Command line"
         MCP = "mcp", "MCP (AI tools)"
+        SLACK = "slack", "Slack"
 
     answer_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="interactions")
@@ -347,9 +409,11 @@ class Interaction(models.Model):
 from assistant.handoff.models import Handoff  # noqa: E402
 from assistant.memory.models import UserFact  # noqa: E402
 from assistant.personal_data.models import PrivacyAudit  # noqa: E402
+from assistant.slack.models import SlackEvent  # noqa: E402
 from assistant.sms.models import SmsConversation, SmsMessage  # noqa: E402
 
 __all__ = [
-    "Handoff", "Interaction", "PrivacyAudit", "Project", "SmsConversation", "SmsMessage",
+    "Handoff", "Interaction", "PrivacyAudit", "Project", "SlackEvent", "SmsConversation",
+    "SmsMessage",
     "UserFact",
 ]  # fmt: skip

@@ -28,6 +28,7 @@ urlpatterns = [
     path("docs/", docs_site.docs_page, name="docs"),
     path("docs/<path:path>", docs_site.docs_page, name="docs-page"),
     path("sms/", include("assistant.sms.urls")),
+    path("slack/", include("assistant.slack.urls")),
     path("admin/", include("assistant.console.urls")),
     path("django-admin/", admin.site.urls),
     path("", include("ingestion.urls")),

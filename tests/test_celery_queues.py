@@ -13,6 +13,7 @@ import pytest
 
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
+from assistant.slack.tasks import slack_answer
 from assistant.sms.tasks import sms_send_reply
 from assistant.wiring import background
 from feedback.tasks import check_run_task
@@ -63,6 +64,7 @@ def test_each_kind_of_work_waits_on_a_queue_of_its_own(client):  # noqa: ANN001
         new_source(project)
         ask_a_person(client, project)
         background.enqueue(sms_send_reply, 1)
+        background.enqueue(slack_answer, 1)
         background.enqueue(check_run_task, 1)
 
         def tasks(queue: str) -> list[str]:
@@ -71,6 +73,7 @@ def test_each_kind_of_work_waits_on_a_queue_of_its_own(client):  # noqa: ANN001
         assert tasks("syncs") == ["ingestion.tasks.source_sync_task"]
         assert tasks("handoffs") == ["handoff.send"]
         assert tasks("sms") == ["sms.send_reply"]
+        assert tasks("slack") == ["slack.answer"]
         assert tasks("checks") == ["feedback.tasks.check_run_task"]
         assert tasks("celery") == []
 

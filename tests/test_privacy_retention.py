@@ -18,7 +18,14 @@ from assistant.handoff.sending import handoff_deliver
 from assistant.handoff.services import handoff_create
 from assistant.memory.models import UserFact
 from assistant.memory.services import memory_remember
-from assistant.models import Interaction, PrivacyAudit, Project, SmsConversation, SmsMessage
+from assistant.models import (
+    Interaction,
+    PrivacyAudit,
+    Project,
+    SlackEvent,
+    SmsConversation,
+    SmsMessage,
+)
 from assistant.privacy.retention import retention_run
 from assistant.privacy.tasks import privacy_retention_task
 from assistant.wiring import runtime
@@ -59,6 +66,10 @@ def aged(project: Project, word: str, days: int) -> Interaction:
     SmsConversation.objects.create(
         project=project, phone=f"+1555{days:07d}", conversation_id=word, last_message_at=then
     )
+    SlackEvent.objects.create(
+        project=project, event_id=f"Ev{word}", team_id="T1", channel_id="C1", user_id="U1",
+        thread_ts="1.1", text=f"{word} in Slack", conversation_id=word, received_at=then,
+    )  # fmt: skip
     handoff = handoff_create(
         project=project, conversation_id=word, email=f"{word}@example.com", message=word
     )
@@ -82,7 +93,8 @@ def test_what_is_past_its_period_goes_on_every_store_and_the_rest_stays(project,
 
     assert report[project.name] == {
         "interactions": 1, "question_vectors": 1, "sms_messages": 1, "sms_conversations": 1,
-        "feedback_comments": 1, "handoffs": 1, "outbox_files": 1, "memory_facts": 1,
+        "slack_events": 1, "feedback_comments": 1, "handoffs": 1, "outbox_files": 1,
+        "memory_facts": 1,
     }  # fmt: skip
     stripped = Interaction.objects.get(pk=old.pk)
     assert (stripped.question, stripped.answer, stripped.conversation_id) == ("", "", "")
@@ -96,6 +108,7 @@ def test_what_is_past_its_period_goes_on_every_store_and_the_rest_stays(project,
     assert Feedback.objects.get(interaction=recent).comment == "newword!"
     assert list(SmsMessage.objects.values_list("body", flat=True)) == ["newword by text"]
     assert list(SmsConversation.objects.values_list("conversation_id", flat=True)) == ["newword"]
+    assert list(SlackEvent.objects.values_list("text", flat=True)) == ["newword in Slack"]
     assert Handoff.objects.get(created_at__lt=timezone.now() - 50 * DAY).exchanges == []
     assert Handoff.objects.filter(email="newword@example.com").exists()
     files = [path.read_text() for path in tmp_path.iterdir()]

@@ -23,6 +23,7 @@ logger = logging.getLogger(__name__)
 RATE_LIMITED = "Too many questions at once. Please wait a minute and ask again."
 FEEDBACK_RATE_LIMITED = "Too much feedback at once. Please wait a minute."
 SMS_RATE_LIMITED = "Too many messages at once. Please wait a few minutes and text again."
+SLACK_RATE_LIMITED = "Too many questions at once. Please wait a minute and ask again."
 HANDOFF_RATE_LIMITED = "This conversation was just sent to a person. Please wait for their reply."
 WRONG_KEYS = "Too many wrong secret keys from this address. Please wait a few minutes."
 
@@ -31,6 +32,7 @@ MESSAGES = {
     "retrieve": RATE_LIMITED,
     "feedback": FEEDBACK_RATE_LIMITED,
     "sms": SMS_RATE_LIMITED,
+    "slack": SLACK_RATE_LIMITED,
     "handoff": HANDOFF_RATE_LIMITED,
 }
 #: Which counters a kind of request is counted against, and the setting that holds each rate.
@@ -42,6 +44,11 @@ RULES: dict[str, tuple[tuple[str, str], ...]] = {
     "retrieve": (("client", "ASKDOCS_RATE_RETRIEVE_PER_CLIENT"),),
     "feedback": (("client", "ASKDOCS_RATE_FEEDBACK_PER_CLIENT"),),
     "sms": (("sender", "ASKDOCS_RATE_SMS_PER_SENDER"),),
+    # A Slack workspace is the client (its team id), a member of it the sender.
+    "slack": (
+        ("client", "ASKDOCS_RATE_SLACK_PER_WORKSPACE"),
+        ("sender", "ASKDOCS_RATE_SLACK_PER_USER"),
+    ),
     "handoff": (
         ("client", "ASKDOCS_RATE_HANDOFF_PER_CLIENT"),
         ("conversation", "ASKDOCS_RATE_HANDOFF_PER_CONVERSATION"),

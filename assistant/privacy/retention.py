@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from assistant.handoff.models import Handoff
 from assistant.memory.models import UserFact
-from assistant.models import Interaction, Project, SmsConversation, SmsMessage
+from assistant.models import Interaction, Project, SlackEvent, SmsConversation, SmsMessage
 from assistant.personal_data.models import PrivacyAudit
 from assistant.privacy.erasure import forget_texts, unmark
 from assistant.privacy.holdings import outbox_files_of
@@ -59,7 +59,8 @@ def retention_run(*, actor: str = "schedule", now: datetime | None = None) -> di
 def project_retention(*, project: Project, now: datetime) -> dict[str, int]:
     counts = {
         "interactions": 0, "question_vectors": 0, "sms_messages": 0, "sms_conversations": 0,
-        "feedback_comments": 0, "handoffs": 0, "outbox_files": 0, "memory_facts": 0,
+        "slack_events": 0, "feedback_comments": 0, "handoffs": 0, "outbox_files": 0,
+        "memory_facts": 0,
     }  # fmt: skip
     if project.keep_conversations_days:
         counts.update(
@@ -93,9 +94,10 @@ def _conversations(project: Project, before: datetime) -> dict[str, int]:
             unmark(texts, project_ids={project.pk})
     texts_gone, _ = SmsMessage.objects.filter(project=project, received_at__lt=before).delete()
     quiet, _ = SmsConversation.objects.filter(project=project, last_message_at__lt=before).delete()
+    slack_gone, _ = SlackEvent.objects.filter(project=project, received_at__lt=before).delete()
     return {
         "interactions": stripped, "question_vectors": vectors, "sms_messages": texts_gone,
-        "sms_conversations": quiet,
+        "sms_conversations": quiet, "slack_events": slack_gone,
     }  # fmt: skip
 
 

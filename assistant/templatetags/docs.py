@@ -23,6 +23,7 @@ DOCS_PAGES = {
     "login": "console/#logging-in",
     "security": "security/#login-throttling",
     "configuration": "configuration/",
+    "slack": "slack/",
 }
 
 

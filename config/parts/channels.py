@@ -26,6 +26,16 @@ check_twilio_settings(
     public_base_url=TWILIO_PUBLIC_BASE_URL,
 )
 
+# --- Slack (assistant/slack) ---------------------------------------------------------------------
+# Each project's signing secret and bot token are entered in the console (sealed in the database).
+# The Web API's base URL (tests point it at a local fake); the site's public address the Connect
+# page writes into the app manifest (empty: the address the console was opened at).
+ASKDOCS_SLACK_API_URL = (
+    envurl("ASKDOCS_SLACK_API_URL", schemes=("http", "https")) or "https://slack.com/api/"
+).rstrip("/") + "/"
+ASKDOCS_SLACK_HTTP_TIMEOUT = envint("ASKDOCS_SLACK_HTTP_TIMEOUT", 10, minimum=1, maximum=60)
+ASKDOCS_PUBLIC_BASE_URL = envurl("ASKDOCS_PUBLIC_BASE_URL", schemes=("http", "https")).rstrip("/")
+
 # --- "Ask a person": handoffs by e-mail (Django's mail backend) or webhook (assistant/handoff) --
 # With EMAIL_HOST set, mail goes out over SMTP; without, each message is written as a file into
 # DATA_DIR/outbox, so a zero-setup install keeps what it would have sent where an admin sees it.
@@ -85,6 +95,9 @@ ASKDOCS_RATE_FEEDBACK_PER_CLIENT = envrate("ASKDOCS_RATE_FEEDBACK_PER_CLIENT", "
 ASKDOCS_RATE_RETRIEVE_PER_CLIENT = envrate("ASKDOCS_RATE_RETRIEVE_PER_CLIENT", "20/m")
 # Each reply is a text the project pays for.
 ASKDOCS_RATE_SMS_PER_SENDER = envrate("ASKDOCS_RATE_SMS_PER_SENDER", "10/10m")
+# Slack: one workspace's questions, and one member's (a flood from a workspace or a script).
+ASKDOCS_RATE_SLACK_PER_WORKSPACE = envrate("ASKDOCS_RATE_SLACK_PER_WORKSPACE", "60/m")
+ASKDOCS_RATE_SLACK_PER_USER = envrate("ASKDOCS_RATE_SLACK_PER_USER", "10/m")
 # Each handoff reaches a person's inbox: a few an hour per visitor, two per conversation.
 ASKDOCS_RATE_HANDOFF_PER_CLIENT = envrate("ASKDOCS_RATE_HANDOFF_PER_CLIENT", "5/h")
 ASKDOCS_RATE_HANDOFF_PER_CONVERSATION = envrate("ASKDOCS_RATE_HANDOFF_PER_CONVERSATION", "2/10m")

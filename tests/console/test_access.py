@@ -37,6 +37,7 @@ ROUTES = [
     ("console-checks-run", "post", None), ("console-checks-threshold", "get", None),
     ("console-check-delete", "post", "check"),
     ("console-project-privacy", "post", "project"),
+    ("console-project-slack", "post", "project"), ("console-project-slack-test", "post", "project"),
 ]  # fmt: skip
 
 
