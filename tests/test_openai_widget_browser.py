@@ -27,6 +27,7 @@ def test_the_widget_converses_through_a_model_server(live, page, llama, settings
     settings.ASKDOCS_OPENAI_MAX_TOKENS = 60
     settings.ASKDOCS_OPENAI_PASSAGES = 2
     settings.ASKDOCS_MAX_GENERATION_SECONDS = 600  # a loaded machine: no cut mid-answer
+    settings.ASKDOCS_WRITE_WITHIN = 0  # nor a quote instead of a slow first written word
     settings.ASKDOCS_OPENAI_TIMEOUTS = {"connect": 2, "first_token": 240, "between_tokens": 60}
     project = Project.objects.get(name="Demo")
     project.generator = "openai"
