@@ -77,6 +77,8 @@ class Ticket:
         self._finalizer = weakref.finalize(self, gate._leave, place)
 
     def __enter__(self) -> Ticket:
+        if not self._place.running:
+            _release_database()
         self._gate._wait_for_turn(self._place)
         return self
 
@@ -213,6 +215,20 @@ class Gate:
                 if place.wake is not None:
                     place.wake()
             self._dispatch()
+
+
+def _release_database() -> None:
+    """A question waiting its turn holds no database connection. With a pool of a few
+    connections, each question in line held one for seconds and the questions behind them
+    waited for the pool instead of reaching the gate: on the scale-out stack 316 of 400 asks
+    at once were told `busy` only after the pool's 30 s (`pool exhausted`). Closing returns
+    the connection to the pool (or closes it, without one); the answer opens one again on its
+    turn. A connection inside a transaction is left alone."""
+    from django.db import connections
+
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 def _settle(came: asyncio.Future[None]) -> None:

@@ -119,3 +119,44 @@ def test_a_stream_waits_for_its_turn_on_the_event_loop() -> None:
         return order
 
     assert asyncio.run(run()) == ["a leaves", "b runs"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_question_waiting_its_turn_holds_no_database_connection(narrow_gate) -> None:  # noqa: ANN001
+    from django.db import connection
+
+    from assistant import admission
+    from assistant.models import Project
+
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.skip("an in-memory SQLite connection is never closed; the PostgreSQL pass checks it")
+    running = [admission.admit("a"), admission.admit("b")]  # both slots busy
+    for ticket in running:
+        ticket.__enter__()
+    held: dict[str, object] = {}
+
+    def question() -> None:
+        from django.db import connections
+
+        own = connections["default"]  # this thread's own wrapper (not the proxy)
+        Project.objects.exists()  # the intake's lookups open this thread's connection
+        held["wrapper"], held["open"] = own, own.connection is not None
+        with admission.admit("c"):
+            held["answered"] = Project.objects.exists()  # one again, on its turn
+        own.close()
+
+    waiting = threading.Thread(target=question)
+    waiting.start()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not (
+        "wrapper" in held and held["wrapper"].connection is None  # type: ignore[attr-defined]
+    ):
+        time.sleep(0.01)
+    assert held["open"] is True
+    assert held["wrapper"].connection is None  # type: ignore[attr-defined]  # closed while in line
+    assert "answered" not in held
+    running[0].release()
+    waiting.join(10)
+    assert "answered" in held  # on its turn it read the database again
+    for ticket in running:
+        ticket.release()
