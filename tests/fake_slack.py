@@ -16,16 +16,18 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
+
+from tests.servers import LoopbackServer
 
 TEAM_ID = "T0FAKE001"
 BOT_USER_ID = "U0BOT0001"
 METHODS = ("auth.test", "chat.postMessage", "chat.postEphemeral", "chat.update")
 
 
-class FakeSlack:
+class FakeSlack(LoopbackServer):
     def __init__(self, token: str) -> None:
         self.token = token
         self.calls: list[tuple[str, dict[str, Any]]] = []  # accepted calls, in order
@@ -33,7 +35,6 @@ class FakeSlack:
         self._failures: dict[str, list[tuple[int, str]]] = {}
         self._ts = itertools.count(1)
         self._changed = threading.Condition()
-        self._server: ThreadingHTTPServer | None = None
 
     def fail_next(self, method: str, *, error: str = "internal_error", status: int = 200) -> None:
         """The next call of `method` fails: `{"ok": false, "error": error}` with `status`."""
@@ -61,29 +62,7 @@ class FakeSlack:
     @property
     def url(self) -> str:
         """The Web API's base URL, as slack_sdk's WebClient takes it."""
-        assert self._server is not None, "start() the server first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/api/"
-
-    def start(self) -> FakeSlack:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeSlack:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        return f"{self.origin}/api/"
 
     def _handle(self, path: str, authorization: str, params: dict[str, Any]) -> tuple[int, dict]:
         method = path.removeprefix("/api/").split("?")[0]
@@ -145,3 +124,6 @@ def _handler_for(fake: FakeSlack) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+FakeSlack.handler_for = _handler_for

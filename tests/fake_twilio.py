@@ -17,14 +17,16 @@ import json
 import re
 import secrets
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
+
+from tests.servers import LoopbackServer
 
 _MESSAGES_PATH = re.compile(r"^/2010-04-01/Accounts/(AC[0-9a-f]{32})/Messages\.json$")
 
 
-class FakeTwilio:
+class FakeTwilio(LoopbackServer):
     def __init__(self, account_sid: str, auth_token: str) -> None:
         self.account_sid = account_sid
         self.auth_token = auth_token
@@ -32,8 +34,6 @@ class FakeTwilio:
         self.attempts = 0  # every POST, accepted or not
         self._failures: list[int] = []
         self._changed = threading.Condition()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     def fail_next(self, times: int, *, status: int = 500) -> None:
         with self._changed:
@@ -49,30 +49,7 @@ class FakeTwilio:
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "start() the server first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def start(self) -> FakeTwilio:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeTwilio:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
+        return self.origin
 
     def _handle(self, path: str, authorization: str, body: str) -> tuple[int, dict[str, Any]]:
         with self._changed:
@@ -134,3 +111,6 @@ def _handler_for(fake: FakeTwilio) -> type[BaseHTTPRequestHandler]:
             pass
 
     return Handler
+
+
+FakeTwilio.handler_for = _handler_for

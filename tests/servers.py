@@ -5,8 +5,12 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Self
 
 import httpx
 
@@ -56,3 +60,38 @@ def stop(process: subprocess.Popen[bytes], *, timeout: float = 20) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+class LoopbackServer:
+    """A fake of the outside world's HTTP API, served on a free loopback port in a daemon
+    thread: `with Fake(...) as fake:` starts and stops it. A subclass sets `handler_for`, a
+    function of the fake that gives its request handler class."""
+
+    handler_for: Callable[[Any], type[BaseHTTPRequestHandler]]
+    _server: ThreadingHTTPServer | None = None
+
+    @property
+    def origin(self) -> str:
+        assert self._server is not None, "start() the server first"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> Self:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), type(self).handler_for(self))
+        self._server.daemon_threads = True
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        ).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
