@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -28,6 +27,8 @@ METHODS = ("auth.test", "chat.postMessage", "chat.postEphemeral", "chat.update")
 
 
 class FakeSlack(LoopbackServer):
+    content_type = "application/json; charset=utf-8"
+
     def __init__(self, token: str) -> None:
         self.token = token
         self.calls: list[tuple[str, dict[str, Any]]] = []  # accepted calls, in order
@@ -63,6 +64,11 @@ class FakeSlack(LoopbackServer):
     def url(self) -> str:
         """The Web API's base URL, as slack_sdk's WebClient takes it."""
         return f"{self.origin}/api/"
+
+    def answer(self, path: str, headers: Any, body: str) -> tuple[int, Any]:
+        return self._handle(
+            path, headers.get("Authorization", ""), _params(headers.get("Content-Type", ""), body)
+        )
 
     def _handle(self, path: str, authorization: str, params: dict[str, Any]) -> tuple[int, dict]:
         method = path.removeprefix("/api/").split("?")[0]
@@ -100,30 +106,3 @@ def _params(content_type: str, body: str) -> dict[str, Any]:
     if isinstance(params.get("blocks"), str):
         params["blocks"] = json.loads(params["blocks"])
     return params
-
-
-def _handler_for(fake: FakeSlack) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length).decode()
-            params = _params(self.headers.get("Content-Type", ""), body)
-            status, document = fake._handle(
-                self.path, self.headers.get("Authorization", ""), params
-            )
-            payload = json.dumps(document).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass
-
-    return Handler
-
-
-FakeSlack.handler_for = _handler_for

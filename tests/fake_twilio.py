@@ -13,11 +13,9 @@ Twilio's error document for wrong credentials, and whatever failure the test scr
 from __future__ import annotations
 
 import base64
-import json
 import re
 import secrets
 import threading
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -50,6 +48,9 @@ class FakeTwilio(LoopbackServer):
     @property
     def url(self) -> str:
         return self.origin
+
+    def answer(self, path: str, headers: Any, body: str) -> tuple[int, Any]:
+        return self._handle(path, headers.get("Authorization", ""), body)
 
     def _handle(self, path: str, authorization: str, body: str) -> tuple[int, dict[str, Any]]:
         with self._changed:
@@ -90,27 +91,3 @@ def _error(code: int, message: str, status: int) -> dict[str, Any]:
         "more_info": f"https://www.twilio.com/docs/errors/{code}",
         "status": status,
     }
-
-
-def _handler_for(fake: FakeTwilio) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:  # noqa: N802 - the http.server API
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length).decode()
-            status, document = fake._handle(self.path, self.headers.get("Authorization", ""), body)
-            payload = json.dumps(document).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-            pass
-
-    return Handler
-
-
-FakeTwilio.handler_for = _handler_for

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
@@ -63,12 +63,15 @@ def stop(process: subprocess.Popen[bytes], *, timeout: float = 20) -> None:
 
 
 class LoopbackServer:
-    """A fake of the outside world's HTTP API, served on a free loopback port in a daemon
-    thread: `with Fake(...) as fake:` starts and stops it. A subclass sets `handler_for`, a
-    function of the fake that gives its request handler class."""
+    """A fake of the outside world's JSON-over-HTTP API, served on a free loopback port in a
+    daemon thread: `with Fake(...) as fake:` starts and stops it. A subclass answers each POST
+    in `answer(path, headers, body)` with a status and a JSON document."""
 
-    handler_for: Callable[[Any], type[BaseHTTPRequestHandler]]
+    content_type = "application/json"
     _server: ThreadingHTTPServer | None = None
+
+    def answer(self, path: str, headers: Any, body: str) -> tuple[int, Any]:
+        raise NotImplementedError
 
     @property
     def origin(self) -> str:
@@ -77,7 +80,7 @@ class LoopbackServer:
         return f"http://{host!s}:{port}"
 
     def start(self) -> Self:
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), type(self).handler_for(self))
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _json_handler(self))
         self._server.daemon_threads = True
         threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -95,3 +98,24 @@ class LoopbackServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def _json_handler(fake: LoopbackServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length).decode()
+            status, document = fake.answer(self.path, self.headers, body)
+            payload = json.dumps(document).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", fake.content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass
+
+    return Handler
