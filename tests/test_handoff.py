@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import pytest
 from django.core import mail
 from django.core.exceptions import ValidationError
+from django.core.mail import EmailMessage, get_connection
 
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
@@ -252,7 +253,7 @@ def test_the_console_lists_the_handoffs_with_their_conversation(client, project,
 def test_without_a_mail_server_the_console_says_the_mail_was_only_written_to_outbox(
     client, project, django_user_model, settings, tmp_path
 ):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_BACKEND = "assistant.handoff.outbox.OutboxBackend"
     settings.EMAIL_FILE_PATH = tmp_path / "outbox"
     support(project, "email", "help@shop.example")
     body = hand_over(client, project, email="ada@example.org").json()
@@ -311,3 +312,22 @@ def test_the_console_pages_handoffs_and_htmx_gets_the_list_alone(
     html = more.content.decode()
     assert "<html" not in html and html.count('data-testid="handoff"') == 5
     assert html.lstrip().startswith('<section class="card" id="handoffs">')
+
+
+def test_the_outbox_keeps_each_mail_in_a_file_of_its_own(settings, tmp_path):
+    """Erasure and retention delete an outbox file by the handoff it holds: a file shared by
+    two mails (Django's file backend appends one connection's mails, and names a file by the
+    second) would take the other person's mail with it."""
+    settings.EMAIL_BACKEND = "assistant.handoff.outbox.OutboxBackend"
+    settings.EMAIL_FILE_PATH = tmp_path
+    mails = [
+        EmailMessage(subject=f"handoff {n}", body=f"Conversation id: c{n} (handoff {n})",
+                     to=["help@shop.example"])
+        for n in range(3)
+    ]  # fmt: skip
+    with get_connection() as connection:
+        assert connection.send_messages(mails[:2]) == 2
+    mails[2].send()
+    texts = sorted(path.read_text() for path in tmp_path.iterdir())
+    assert len(texts) == 3
+    assert [sum(f"(handoff {n})" in text for text in texts) for n in range(3)] == [1, 1, 1]

@@ -38,7 +38,7 @@ def project(db) -> Project:  # noqa: ANN001
 
 @pytest.fixture
 def outbox(settings, tmp_path):  # noqa: ANN001, ANN201
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_BACKEND = "assistant.handoff.outbox.OutboxBackend"
     settings.EMAIL_FILE_PATH = tmp_path
     return tmp_path
 

@@ -42,7 +42,7 @@ DAY = timedelta(days=1)
 
 @pytest.fixture
 def project(db, settings, tmp_path) -> Project:  # noqa: ANN001
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_BACKEND = "assistant.handoff.outbox.OutboxBackend"
     settings.EMAIL_FILE_PATH = tmp_path
     return Project.objects.create(
         name=f"retention-{uuid.uuid4().hex[:8]}", contact_support="email",

@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def test_a_handoff_without_mail_is_told_honestly_and_not_offered_again_after_a_reload(
     live, page, settings, tmp_path, width
 ):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_BACKEND = "assistant.handoff.outbox.OutboxBackend"
     settings.EMAIL_FILE_PATH = tmp_path / "outbox"
     demo_with_support("email", "help@acme.example")
     page.set_viewport_size({"width": width, "height": 800})

@@ -46,6 +46,6 @@ def handoff_deliver(*, handoff_id: int, last_attempt: bool) -> None:
 
 
 def mail_goes_to_outbox() -> bool:
-    """No mail server is configured: Django's file backend writes each message into
-    EMAIL_FILE_PATH (DATA_DIR/outbox/) and nobody receives it."""
-    return settings.EMAIL_BACKEND == "django.core.mail.backends.filebased.EmailBackend"
+    """No mail server is configured: the outbox backend writes each message into a file of
+    its own in EMAIL_FILE_PATH (DATA_DIR/outbox/) and nobody receives it."""
+    return settings.EMAIL_BACKEND == "assistant.handoff.outbox.OutboxBackend"

@@ -48,7 +48,7 @@ EMAIL_TIMEOUT = 10
 EMAIL_BACKEND = (
     "django.core.mail.backends.smtp.EmailBackend"
     if EMAIL_HOST
-    else "django.core.mail.backends.filebased.EmailBackend"
+    else "assistant.handoff.outbox.OutboxBackend"
 )
 EMAIL_FILE_PATH = DATA_DIR / "outbox"
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Ask AI <ask-ai@localhost>")
