@@ -14,18 +14,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from assistant.console_shell.access import console_context, staff_required
+from assistant.console_shell.addresses import public_url
 from assistant.models import Project
 from assistant.slack.console.forms import SlackSettingsForm
 from assistant.slack.manifest import BOT_EVENTS, BOT_SCOPES, manifest_json
 from assistant.slack.services import slack_settings_save
 from assistant.slack.web_api import connection_problem
-
-
-def public_url(request: HttpRequest, path: str) -> str:
-    """Where Slack reaches this server: ASKDOCS_PUBLIC_BASE_URL (behind a proxy the request's
-    own host and scheme may not be the public ones), or the address the console was opened at."""
-    base = settings.ASKDOCS_PUBLIC_BASE_URL
-    return base + path if base else request.build_absolute_uri(path)
 
 
 def _context(request: HttpRequest, project: Project, form: SlackSettingsForm) -> dict[str, Any]:
