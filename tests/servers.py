@@ -65,13 +65,19 @@ def stop(process: subprocess.Popen[bytes], *, timeout: float = 20) -> None:
 class LoopbackServer:
     """A fake of the outside world's JSON-over-HTTP API, served on a free loopback port in a
     daemon thread: `with Fake(...) as fake:` starts and stops it. A subclass answers each POST
-    in `answer(path, headers, body)` with a status and a JSON document."""
+    in `answer(path, headers, body)` with a status and a JSON document, or every method in
+    `respond(method, path, headers, body)` (a REST API's GETs, PUTs and PATCHes too)."""
 
     content_type = "application/json"
     _server: ThreadingHTTPServer | None = None
 
     def answer(self, path: str, headers: Any, body: str) -> tuple[int, Any]:
         raise NotImplementedError
+
+    def respond(self, method: str, path: str, headers: Any, body: str) -> tuple[int, Any]:
+        if method != "POST":
+            return 405, {"error": f"{method} is not served here"}
+        return self.answer(path, headers, body)
 
     @property
     def origin(self) -> str:
@@ -105,9 +111,14 @@ def _json_handler(fake: LoopbackServer) -> type[BaseHTTPRequestHandler]:
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            self._respond()
+
+        do_GET = do_PUT = do_PATCH = do_DELETE = do_POST  # noqa: N815 - the http.server API
+
+        def _respond(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length).decode()
-            status, document = fake.answer(self.path, self.headers, body)
+            status, document = fake.respond(self.command, self.path, self.headers, body)
             payload = json.dumps(document).encode()
             self.send_response(status)
             self.send_header("Content-Type", fake.content_type)
