@@ -169,6 +169,17 @@ class Project(PrivacySettings):
         blank=True,
         help_text="Channel ids (C0123ABCD) where every message is a question, not only mentions.",
     )
+    # Discord (assistant/discord): the application's id and public key (Discord publishes the
+    # key: requests are checked with it), and its bot token, sealed like the other keys, with
+    # which the console registers the /ask command and tests the connection.
+    discord_application_id = models.CharField(
+        "Discord application id", max_length=20, blank=True, default=""
+    )
+    discord_public_key = models.CharField(
+        "Discord public key", max_length=64, blank=True, default=""
+    )
+    discord_bot_token_sealed = models.TextField(blank=True, default="", editable=False)
+    discord_bot_token_last4 = models.CharField(max_length=4, blank=True, default="", editable=False)
     llms_txt_enabled = models.BooleanField(
         "Publish llms.txt",
         default=False,
@@ -270,6 +281,23 @@ class Project(PrivacySettings):
     def slack_connected(self) -> bool:
         return bool(self.slack_signing_secret_sealed and self.slack_bot_token_sealed)
 
+    @property
+    def discord_bot_token_hint(self) -> str:
+        return _sealed_hint(self.discord_bot_token_sealed, self.discord_bot_token_last4)
+
+    def set_discord_bot_token(self, token: str) -> None:
+        """Seal the Discord application's bot token ("" forgets it)."""
+        self.discord_bot_token_sealed, self.discord_bot_token_last4 = _sealed(token)
+
+    def discord_bot_token(self) -> str:
+        return _unsealed(self.discord_bot_token_sealed)
+
+    @property
+    def discord_connected(self) -> bool:
+        """Requests from Discord are checked and answered (the bot token is needed only to
+        register the command and to test the connection)."""
+        return bool(self.discord_application_id and self.discord_public_key)
+
     def secret_key_matches(self, candidate: str) -> bool:
         """The one place a presented secret key is checked (every door, through the intake),
         in constant time."""
@@ -354,6 +382,7 @@ class Interaction(models.Model):
         CLI = "cli", "Command line"
         MCP = "mcp", "MCP (AI tools)"
         SLACK = "slack", "Slack"
+        DISCORD = "discord", "Discord"
 
     answer_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="interactions")
@@ -406,6 +435,7 @@ class Interaction(models.Model):
 
 
 # Models of the SMS channel and of user memory live with them; importing them here registers them.
+from assistant.discord.models import DiscordInteraction  # noqa: E402
 from assistant.handoff.models import Handoff  # noqa: E402
 from assistant.memory.models import UserFact  # noqa: E402
 from assistant.personal_data.models import PrivacyAudit  # noqa: E402
@@ -413,7 +443,6 @@ from assistant.slack.models import SlackEvent  # noqa: E402
 from assistant.sms.models import SmsConversation, SmsMessage  # noqa: E402
 
 __all__ = [
-    "Handoff", "Interaction", "PrivacyAudit", "Project", "SlackEvent", "SmsConversation",
-    "SmsMessage",
-    "UserFact",
+    "DiscordInteraction", "Handoff", "Interaction", "PrivacyAudit", "Project", "SlackEvent",
+    "SmsConversation", "SmsMessage", "UserFact",
 ]  # fmt: skip
