@@ -1,5 +1,5 @@
 """Django admin (/django-admin/): projects, with the SMS number that selects them, handoffs and the
-SMS and Slack channels' records, read-only."""
+SMS, Slack and Discord channels' records, read-only."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.utils import timezone
 from assistant.memory.selectors import memory_metrics
 from assistant.memory.services import memory_erase_user
 from assistant.models import (
+    DiscordInteraction,
     Handoff,
     PrivacyAudit,
     Project,
@@ -57,6 +58,13 @@ class SlackEventAdmin(ReadOnlyAdmin):
     list_display = ["received_at", "project", "team_id", "channel_id", "user_id", "status"]
     list_filter = ["project", "status"]
     search_fields = ["event_id", "conversation_id", "text"]
+
+
+@admin.register(DiscordInteraction)
+class DiscordInteractionAdmin(ReadOnlyAdmin):
+    list_display = ["received_at", "project", "kind", "guild_id", "channel_id", "user_id", "status"]
+    list_filter = ["project", "kind", "status"]
+    search_fields = ["discord_id", "conversation_id", "text"]
 
 
 @admin.register(Handoff)

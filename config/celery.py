@@ -9,6 +9,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("askdocs")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-app.autodiscover_tasks(
-    ["assistant.sms", "assistant.slack", "assistant.handoff", "assistant.privacy"]
-)  # tasks.py
+app.autodiscover_tasks(  # their tasks.py
+    ["assistant.sms", "assistant.slack", "assistant.discord", "assistant.handoff",
+     "assistant.privacy"]
+)  # fmt: skip

@@ -29,6 +29,7 @@ urlpatterns = [
     path("docs/<path:path>", docs_site.docs_page, name="docs-page"),
     path("sms/", include("assistant.sms.urls")),
     path("slack/", include("assistant.slack.urls")),
+    path("discord/", include("assistant.discord.urls")),
     path("admin/", include("assistant.console.urls")),
     path("django-admin/", admin.site.urls),
     path("", include("ingestion.urls")),

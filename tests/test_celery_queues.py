@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant.discord.tasks import discord_answer
 from assistant.handoff.models import Handoff
 from assistant.models import Interaction, Project
 from assistant.slack.tasks import slack_answer
@@ -65,6 +66,7 @@ def test_each_kind_of_work_waits_on_a_queue_of_its_own(client):  # noqa: ANN001
         ask_a_person(client, project)
         background.enqueue(sms_send_reply, 1)
         background.enqueue(slack_answer, 1)
+        background.enqueue(discord_answer, 1)
         background.enqueue(check_run_task, 1)
 
         def tasks(queue: str) -> list[str]:
@@ -74,6 +76,7 @@ def test_each_kind_of_work_waits_on_a_queue_of_its_own(client):  # noqa: ANN001
         assert tasks("handoffs") == ["handoff.send"]
         assert tasks("sms") == ["sms.send_reply"]
         assert tasks("slack") == ["slack.answer"]
+        assert tasks("discord") == ["discord.answer"]
         assert tasks("checks") == ["feedback.tasks.check_run_task"]
         assert tasks("celery") == []
 

@@ -19,6 +19,7 @@ from assistant.handoff.services import handoff_create
 from assistant.memory.models import UserFact
 from assistant.memory.services import memory_remember
 from assistant.models import (
+    DiscordInteraction,
     Interaction,
     PrivacyAudit,
     Project,
@@ -70,6 +71,10 @@ def aged(project: Project, word: str, days: int) -> Interaction:
         project=project, event_id=f"Ev{word}", team_id="T1", channel_id="C1", user_id="U1",
         thread_ts="1.1", text=f"{word} in Slack", conversation_id=word, received_at=then,
     )  # fmt: skip
+    DiscordInteraction.objects.create(
+        project=project, discord_id=f"D{word}", application_id="1", channel_id="2",
+        user_id="3", text=f"{word} in Discord", conversation_id=word, received_at=then,
+    )  # fmt: skip
     handoff = handoff_create(
         project=project, conversation_id=word, email=f"{word}@example.com", message=word
     )
@@ -93,8 +98,8 @@ def test_what_is_past_its_period_goes_on_every_store_and_the_rest_stays(project,
 
     assert report[project.name] == {
         "interactions": 1, "question_vectors": 1, "sms_messages": 1, "sms_conversations": 1,
-        "slack_events": 1, "feedback_comments": 1, "handoffs": 1, "outbox_files": 1,
-        "memory_facts": 1,
+        "slack_events": 1, "discord_interactions": 1, "feedback_comments": 1, "handoffs": 1,
+        "outbox_files": 1, "memory_facts": 1,
     }  # fmt: skip
     stripped = Interaction.objects.get(pk=old.pk)
     assert (stripped.question, stripped.answer, stripped.conversation_id) == ("", "", "")
@@ -109,6 +114,7 @@ def test_what_is_past_its_period_goes_on_every_store_and_the_rest_stays(project,
     assert list(SmsMessage.objects.values_list("body", flat=True)) == ["newword by text"]
     assert list(SmsConversation.objects.values_list("conversation_id", flat=True)) == ["newword"]
     assert list(SlackEvent.objects.values_list("text", flat=True)) == ["newword in Slack"]
+    assert list(DiscordInteraction.objects.values_list("text", flat=True)) == ["newword in Discord"]
     assert Handoff.objects.get(created_at__lt=timezone.now() - 50 * DAY).exchanges == []
     assert Handoff.objects.filter(email="newword@example.com").exists()
     files = [path.read_text() for path in tmp_path.iterdir()]

@@ -24,6 +24,7 @@ RATE_LIMITED = "Too many questions at once. Please wait a minute and ask again."
 FEEDBACK_RATE_LIMITED = "Too much feedback at once. Please wait a minute."
 SMS_RATE_LIMITED = "Too many messages at once. Please wait a few minutes and text again."
 SLACK_RATE_LIMITED = "Too many questions at once. Please wait a minute and ask again."
+DISCORD_RATE_LIMITED = "Too many questions at once. Please wait a minute and ask again."
 HANDOFF_RATE_LIMITED = "This conversation was just sent to a person. Please wait for their reply."
 WRONG_KEYS = "Too many wrong secret keys from this address. Please wait a few minutes."
 
@@ -33,6 +34,7 @@ MESSAGES = {
     "feedback": FEEDBACK_RATE_LIMITED,
     "sms": SMS_RATE_LIMITED,
     "slack": SLACK_RATE_LIMITED,
+    "discord": DISCORD_RATE_LIMITED,
     "handoff": HANDOFF_RATE_LIMITED,
 }
 #: Which counters a kind of request is counted against, and the setting that holds each rate.
@@ -48,6 +50,11 @@ RULES: dict[str, tuple[tuple[str, str], ...]] = {
     "slack": (
         ("client", "ASKDOCS_RATE_SLACK_PER_WORKSPACE"),
         ("sender", "ASKDOCS_RATE_SLACK_PER_USER"),
+    ),
+    # A Discord server is the client (its guild id), a member of it the sender.
+    "discord": (
+        ("client", "ASKDOCS_RATE_DISCORD_PER_SERVER"),
+        ("sender", "ASKDOCS_RATE_DISCORD_PER_USER"),
     ),
     "handoff": (
         ("client", "ASKDOCS_RATE_HANDOFF_PER_CLIENT"),

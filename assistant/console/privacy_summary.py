@@ -17,7 +17,7 @@ BUILT_IN = (
 LABELS = {
     "interactions": "questions emptied of their text", "question_vectors": "question vectors",
     "sms_messages": "SMS texts", "sms_conversations": "SMS conversations",
-    "slack_events": "Slack questions",
+    "slack_events": "Slack questions", "discord_interactions": "Discord questions and presses",
     "feedback_comments": "feedback comments", "handoffs": "handoff transcripts",
     "outbox_files": "outbox files", "memory_facts": "remembered facts",
 }  # fmt: skip

@@ -23,7 +23,14 @@ from django.utils import timezone
 
 from assistant.handoff.models import Handoff
 from assistant.memory.models import UserFact
-from assistant.models import Interaction, Project, SlackEvent, SmsConversation, SmsMessage
+from assistant.models import (
+    DiscordInteraction,
+    Interaction,
+    Project,
+    SlackEvent,
+    SmsConversation,
+    SmsMessage,
+)
 from assistant.personal_data.models import PrivacyAudit
 from assistant.privacy.erasure import forget_texts, unmark
 from assistant.privacy.holdings import outbox_files_of
@@ -59,8 +66,8 @@ def retention_run(*, actor: str = "schedule", now: datetime | None = None) -> di
 def project_retention(*, project: Project, now: datetime) -> dict[str, int]:
     counts = {
         "interactions": 0, "question_vectors": 0, "sms_messages": 0, "sms_conversations": 0,
-        "slack_events": 0, "feedback_comments": 0, "handoffs": 0, "outbox_files": 0,
-        "memory_facts": 0,
+        "slack_events": 0, "discord_interactions": 0, "feedback_comments": 0, "handoffs": 0,
+        "outbox_files": 0, "memory_facts": 0,
     }  # fmt: skip
     if project.keep_conversations_days:
         counts.update(
@@ -95,9 +102,13 @@ def _conversations(project: Project, before: datetime) -> dict[str, int]:
     texts_gone, _ = SmsMessage.objects.filter(project=project, received_at__lt=before).delete()
     quiet, _ = SmsConversation.objects.filter(project=project, last_message_at__lt=before).delete()
     slack_gone, _ = SlackEvent.objects.filter(project=project, received_at__lt=before).delete()
+    discord_gone, _ = DiscordInteraction.objects.filter(
+        project=project, received_at__lt=before
+    ).delete()
     return {
         "interactions": stripped, "question_vectors": vectors, "sms_messages": texts_gone,
         "sms_conversations": quiet, "slack_events": slack_gone,
+        "discord_interactions": discord_gone,
     }  # fmt: skip
 
 

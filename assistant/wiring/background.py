@@ -5,13 +5,13 @@ current transaction commits. On the embedded default there is no broker: the tas
 the commit on a thread of this process, and the caller gets a Future of its result.
 
 Each kind of work has a lane of its own (one thread each): syncs, handoff deliveries, SMS
-replies, Slack answers, anything else. One kind never waits behind another: three handoffs to a
-webhook that hangs once kept a new source's first sync from starting for over two minutes. Syncs
-still run one at a time (the in-process Chroma store sees a single writer), on a thread of
-lower CPU priority than the answers'. A retry waits in the schedule (`enqueue_later`), not
-in a sleeping thread that would hold its lane. Syncs (console, admin, webhook, the in-process
-scheduler), handoffs and deferred SMS replies go through here; nothing else starts threads
-for background work.
+replies, Slack answers, Discord answers, anything else. One kind never waits behind another:
+three handoffs to a webhook that hangs once kept a new source's first sync from starting for
+over two minutes. Syncs still run one at a time (the in-process Chroma store sees a single
+writer), on a thread of lower CPU priority than the answers'. A retry waits in the schedule
+(`enqueue_later`), not in a sleeping thread that would hold its lane. Syncs (console, admin,
+webhook, the in-process scheduler), handoffs and deferred SMS replies go through here; nothing
+else starts threads for background work.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ logger = logging.getLogger(__name__)
 
 #: A lane by the task's module; every other task goes to "other".
 LANES = {"ingestion.tasks": "sync", "assistant.handoff.tasks": "handoff",
-         "assistant.sms.tasks": "sms", "assistant.slack.tasks": "slack"}  # fmt: skip
+         "assistant.sms.tasks": "sms", "assistant.slack.tasks": "slack",
+         "assistant.discord.tasks": "discord"}  # fmt: skip
 #: How much lower a sync's thread runs than the answers (os.setpriority: 0 to 19).
 SYNC_NICENESS = 10
 

@@ -36,6 +36,14 @@ ASKDOCS_SLACK_API_URL = (
 ASKDOCS_SLACK_HTTP_TIMEOUT = envint("ASKDOCS_SLACK_HTTP_TIMEOUT", 10, minimum=1, maximum=60)
 ASKDOCS_PUBLIC_BASE_URL = envurl("ASKDOCS_PUBLIC_BASE_URL", schemes=("http", "https")).rstrip("/")
 
+# --- Discord (assistant/discord) -----------------------------------------------------------------
+# Each project's application id, public key and bot token are entered in the console (the token
+# sealed). Discord's REST API, versioned (tests point it at a local fake).
+ASKDOCS_DISCORD_API_URL = (
+    envurl("ASKDOCS_DISCORD_API_URL", schemes=("http", "https")) or "https://discord.com/api/v10"
+).rstrip("/")
+ASKDOCS_DISCORD_HTTP_TIMEOUT = envint("ASKDOCS_DISCORD_HTTP_TIMEOUT", 10, minimum=1, maximum=60)
+
 # --- "Ask a person": handoffs by e-mail (Django's mail backend) or webhook (assistant/handoff) --
 # With EMAIL_HOST set, mail goes out over SMTP; without, each message is written as a file into
 # DATA_DIR/outbox, so a zero-setup install keeps what it would have sent where an admin sees it.
@@ -98,6 +106,9 @@ ASKDOCS_RATE_SMS_PER_SENDER = envrate("ASKDOCS_RATE_SMS_PER_SENDER", "10/10m")
 # Slack: one workspace's questions, and one member's (a flood from a workspace or a script).
 ASKDOCS_RATE_SLACK_PER_WORKSPACE = envrate("ASKDOCS_RATE_SLACK_PER_WORKSPACE", "60/m")
 ASKDOCS_RATE_SLACK_PER_USER = envrate("ASKDOCS_RATE_SLACK_PER_USER", "10/m")
+# Discord: one server's questions, and one member's.
+ASKDOCS_RATE_DISCORD_PER_SERVER = envrate("ASKDOCS_RATE_DISCORD_PER_SERVER", "60/m")
+ASKDOCS_RATE_DISCORD_PER_USER = envrate("ASKDOCS_RATE_DISCORD_PER_USER", "10/m")
 # Each handoff reaches a person's inbox: a few an hour per visitor, two per conversation.
 ASKDOCS_RATE_HANDOFF_PER_CLIENT = envrate("ASKDOCS_RATE_HANDOFF_PER_CLIENT", "5/h")
 ASKDOCS_RATE_HANDOFF_PER_CONVERSATION = envrate("ASKDOCS_RATE_HANDOFF_PER_CONVERSATION", "2/10m")

@@ -122,9 +122,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # Each kind of background work on a queue of its own, as on the embedded default's lanes
 # (assistant/wiring/background.py), so a worker can be given one kind: `worker -Q syncs` takes
-# only syncs, `worker -Q handoffs,sms,slack` the deliveries, and a long crawl never holds a handoff.
-# A worker started without -Q takes every queue below (the simple setup). The schedule's
-# minute check stays on the default queue: it must not pile up behind a long crawl.
+# only syncs, `worker -Q handoffs,sms,slack,discord` the deliveries, and a long crawl never holds
+# a handoff. A worker started without -Q takes every queue below (the simple setup). The
+# schedule's minute check stays on the default queue: it must not pile up behind a long crawl.
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     "ingestion.tasks.source_sync_task": {"queue": "syncs"},
@@ -132,11 +132,20 @@ CELERY_TASK_ROUTES = {
     "sms.send_reply": {"queue": "sms"},
     "slack.answer": {"queue": "slack"},
     "slack.act": {"queue": "slack"},
+    "discord.answer": {"queue": "discord"},
     "feedback.tasks.check_run_task": {"queue": "checks"},
 }
 CELERY_TASK_QUEUES = [
     Queue(name)
-    for name in (CELERY_TASK_DEFAULT_QUEUE, "syncs", "handoffs", "sms", "slack", "checks")
+    for name in (
+        CELERY_TASK_DEFAULT_QUEUE,
+        "syncs",
+        "handoffs",
+        "sms",
+        "slack",
+        "discord",
+        "checks",
+    )
 ]
 # Beat asks every minute which sources are due (their schedule: hourly, daily, weekly), and
 # deletes every night what projects keep no longer (assistant/privacy/retention.py).
