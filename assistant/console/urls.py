@@ -33,6 +33,7 @@ urlpatterns = [
     path("", include("ingestion.console.urls")),
     path("", include("assistant.privacy.console.urls")),
     path("", include("assistant.slack.console.urls")),
+    path("", include("assistant.discord.console.urls")),
     path("handoffs/", handoff_views.handoff_list, name="console-handoffs"),
     path("projects/", project_views.project_list, name="console-projects"),
     path("projects/new/", project_views.project_new, name="console-project-new"),

@@ -24,6 +24,7 @@ DOCS_PAGES = {
     "security": "security/#login-throttling",
     "configuration": "configuration/",
     "slack": "slack/",
+    "discord": "discord/",
 }
 
 

@@ -38,6 +38,9 @@ ROUTES = [
     ("console-check-delete", "post", "check"),
     ("console-project-privacy", "post", "project"),
     ("console-project-slack", "post", "project"), ("console-project-slack-test", "post", "project"),
+    ("console-project-discord", "post", "project"),
+    ("console-project-discord-test", "post", "project"),
+    ("console-project-discord-register", "post", "project"),
 ]  # fmt: skip
 
 
