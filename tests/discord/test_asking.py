@@ -259,3 +259,29 @@ def test_an_answer_discord_refuses_is_marked_failed(discord, fake_discord):
     row = DiscordInteraction.objects.get()
     assert "Unknown Webhook" in row.error and row.token_sealed == ""
     assert row.interaction is not None  # the answer is in the log all the same
+
+
+def test_personal_data_is_masked_and_the_console_shows_the_channel(
+    discord, fake_discord, django_user_model
+):
+    discord.ask("How do I get my money back? Mail jane.doe@example.com")
+    fake_discord.wait_for("edit", 1)
+    replied(1)
+    row = DiscordInteraction.objects.get()
+    masked = "How do I get my money back? Mail [email]"
+    assert row.text == Interaction.objects.get().question == masked
+
+    staff = django_user_model.objects.create_user("ada", password="pw-ada-123", is_staff=True)
+    discord.client.force_login(staff)
+    listed = discord.client.get(
+        "/admin/conversations/", {"project": discord.project.pk, "channel": "discord"}
+    ).content.decode()
+    assert "How do I get my money back?" in listed and "jane.doe" not in listed
+    elsewhere = discord.client.get(
+        "/admin/conversations/", {"project": discord.project.pk, "channel": "slack"}
+    ).content.decode()
+    assert "How do I get my money back?" not in elsewhere
+    transcript = discord.client.get(
+        "/admin/conversations/view/", {"project": discord.project.pk, "id": row.conversation_id}
+    ).content.decode()
+    assert "Discord" in transcript and masked in transcript
