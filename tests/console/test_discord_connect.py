@@ -117,7 +117,8 @@ def test_the_connection_test_reports_what_is_wrong(staff_client, demo, settings)
         assert "The bot token belongs to another application" in said(
             staff_client.post(test, follow=True)
         )
-        connect(staff_client, demo, bot_token="MTEwMDAwMDAwMDAwMDAwMDk5OQ.GhTz4k.revoked-or-mistyped-token-000")
+        revoked = "MTEwMDAwMDAwMDAwMDAwMDk5OQ.GhTz4k.revoked-or-mistyped-token-000"
+        connect(staff_client, demo, bot_token=revoked)
         assert "Discord does not accept this bot token" in said(
             staff_client.post(test, follow=True)
         )
