@@ -58,6 +58,12 @@ def conversation_id(*, guild_id: str, channel_id: str, user_id: str, in_thread: 
     return f"discord-{hashlib.sha256(place.encode()).hexdigest()[:40]}"
 
 
+def server_of(*, guild_id: str, user_id: str) -> str:
+    """The server a question is counted against (its rate limit); a direct message is its
+    member's own."""
+    return guild_id or f"dm-{user_id}"
+
+
 def asked_in(payload: Mapping[str, Any]) -> Asked | None:
     """The question of an `/ask` interaction, or None (another command, no question)."""
     data = payload.get("data")

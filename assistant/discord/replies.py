@@ -15,6 +15,7 @@ from assistant.ask import intake
 from assistant.ask.selectors import conversation_history
 from assistant.ask.services import ask
 from assistant.discord import web_api
+from assistant.discord.interactions import server_of
 from assistant.discord.messages import answer_messages, notice_message, refusal_messages
 from assistant.errors import UNAVAILABLE
 from assistant.models import DiscordInteraction, Interaction
@@ -68,7 +69,7 @@ def _answer(row: DiscordInteraction) -> tuple[list[dict[str, Any]], Interaction 
         asked = intake.let_in(
             project, question=row.text, conversation_id=row.conversation_id,
             history=tuple(history),
-            client=f"discord:{row.guild_id or 'dm-' + row.user_id}:{row.user_id}",
+            client=f"discord:{server_of(guild_id=row.guild_id, user_id=row.user_id)}:{row.user_id}",
         )  # fmt: skip
         try:
             # Its turn among every door's questions, or told at once when the server is full.

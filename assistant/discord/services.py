@@ -24,6 +24,7 @@ from assistant.discord.interactions import (
     Pressed,
     asked_in,
     pressed_in,
+    server_of,
 )
 from assistant.discord.messages import HANDOFF, VOTE_UP, action_of, notice_message
 from assistant.discord.tasks import discord_answer
@@ -193,8 +194,7 @@ def _record_press(*, project: Project, pressed: Pressed) -> bool:
 
 
 def _server(asked: Asked | Pressed) -> str:
-    """The server a request is counted against; a direct message is its member's own."""
-    return asked.guild_id or f"dm-{asked.user_id}"
+    return server_of(guild_id=asked.guild_id, user_id=asked.user_id)
 
 
 def _tell(text: str) -> dict[str, Any]:
