@@ -21,6 +21,7 @@ from assistant.rag.answer import Answer
 from assistant.rag.memory import Command, parse_command, stated_facts
 from assistant.rag.ports import GeneratorUnavailable
 from assistant.rag.types import Outcome, Question, Retrieval, Unwritten, Waiting, Written
+from assistant.rag.write.citations import renumbered
 
 logger = logging.getLogger(__name__)
 
@@ -301,6 +302,17 @@ def _memory_command(
     })  # fmt: skip
 
 
+def _renumbered(answer: str, sources: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
+    """The answer's markers from [1] in the order it cites, its sources in that order
+    (rag/write/citations.py): a written answer that cites only the prompt's third passage
+    says [1], and its first source is that passage."""
+    text, order = renumbered(answer, len(sources))
+    by_number = {source["n"]: source for source in sources}
+    if sorted(by_number) != list(range(1, len(sources) + 1)):
+        return answer, sources  # not numbered 1..n: nothing to renumber against
+    return text, [{**by_number[old], "n": new} for new, old in enumerate(order, start=1)]
+
+
 def ask(
     request: AskRequest,
     *,
@@ -343,6 +355,8 @@ def ask(
     result.quote = "".join(quote)
     written = result.written == "complete" or not quote
     result.answer = "".join(text) if written else result.quote
+    if not result.refused:
+        result.answer, sources = _renumbered(result.answer, sources)
     result.sources = [] if result.refused else sources
     result.conversation_id = request.conversation_id
     return result

@@ -1,0 +1,39 @@
+"""An answer's citation markers counted from [1] in the order it first cites its sources.
+
+A model cites the passages by their place in its prompt: an answer that draws on the second
+and third only reads "... [2] ... [3]", and a reader looking for [1] finds none. Where the
+written answer is the whole answer (a door that answers in one piece: the API, SMS, Slack, the
+CLI), its markers are renumbered and its sources put in the same order. Markers inside code
+are code (`a[1]`), not citations.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MARKER = re.compile(r"\[(\d{1,3})\]")
+#: A fenced block (to its end, or the text's) or a code span: left as written.
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
+
+
+def renumbered(text: str, count: int) -> tuple[str, list[int]]:
+    """`text` with its markers of sources 1..`count` renumbered by first appearance, and the
+    sources' old numbers in their new order: the cited ones first, then the others as they
+    were. A marker for a number beyond `count` is left as it is."""
+    order: list[int] = []
+
+    def new_number(match: re.Match[str]) -> str:
+        old = int(match.group(1))
+        if not 1 <= old <= count:
+            return match.group(0)
+        if old not in order:
+            order.append(old)
+        return f"[{order.index(old) + 1}]"
+
+    pieces: list[str] = []
+    at = 0
+    for code in _CODE.finditer(text):
+        pieces += [_MARKER.sub(new_number, text[at : code.start()]), code.group(0)]
+        at = code.end()
+    pieces.append(_MARKER.sub(new_number, text[at:]))
+    return "".join(pieces), [*order, *(n for n in range(1, count + 1) if n not in order)]
