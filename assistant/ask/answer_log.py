@@ -45,12 +45,16 @@ def sources_of(retrieval: Retrieval, answer: Answer | None = None) -> list[dict[
     ]
 
 
+#: User keys someone else vouches for: `user:` is signed by the host page's server, `sms:`
+#: reported by Twilio, `slack:` and `discord:` named in a request Slack or Discord signed.
+PROVEN_KEYS = ("user:", "sms:", "slack:", "discord:")
+
+
 def asker_of(*, user_key: str, client: str) -> str:
-    """Who asks, for counting distinct visitors: a proven identity (`user:` is signed by the
-    host page's server, `sms:` reported by Twilio) or else the client's address. A widget's
-    `visitor:` id is not one: the page makes it up and could make up a new one per question.
-    Hashed with the site's secret: the log keeps no address."""
-    who = user_key if user_key.startswith(("user:", "sms:")) else (client and f"addr:{client}")
+    """Who asks, for counting distinct visitors: a proven identity (PROVEN_KEYS) or else the
+    client's address. A widget's `visitor:` id is not one: the page makes it up and could make
+    up a new one per question. Hashed with the site's secret: the log keeps no address."""
+    who = user_key if user_key.startswith(PROVEN_KEYS) else (client and f"addr:{client}")
     return salted_hmac("askdocs.asker", who).hexdigest()[:32] if who else ""
 
 

@@ -58,6 +58,11 @@ def conversation_id(*, guild_id: str, channel_id: str, user_id: str, in_thread: 
     return f"discord-{hashlib.sha256(place.encode()).hexdigest()[:40]}"
 
 
+def member_key(user_id: str) -> str:
+    """A Discord user as memory and privacy name them (one id in every server)."""
+    return f"discord:{user_id}"
+
+
 def server_of(*, guild_id: str, user_id: str) -> str:
     """The server a question is counted against (its rate limit); a direct message is its
     member's own."""

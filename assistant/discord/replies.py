@@ -15,7 +15,7 @@ from assistant.ask import intake
 from assistant.ask.selectors import conversation_history
 from assistant.ask.services import ask
 from assistant.discord import web_api
-from assistant.discord.interactions import server_of
+from assistant.discord.interactions import member_key, server_of
 from assistant.discord.messages import answer_messages, notice_message, refusal_messages
 from assistant.errors import UNAVAILABLE
 from assistant.models import DiscordInteraction, Interaction
@@ -66,9 +66,10 @@ def _answer(row: DiscordInteraction) -> tuple[list[dict[str, Any]], Interaction 
         history = conversation_history(
             project=project, conversation_id=row.conversation_id, exchanges=HISTORY_EXCHANGES
         )
+        # The member's own memory ("remember …"), as a signed-in widget user has theirs.
         asked = intake.let_in(
             project, question=row.text, conversation_id=row.conversation_id,
-            history=tuple(history),
+            history=tuple(history), user_key=member_key(row.user_id),
             client=f"discord:{server_of(guild_id=row.guild_id, user_id=row.user_id)}:{row.user_id}",
         )  # fmt: skip
         try:

@@ -8,6 +8,10 @@ proven:
   visitor cannot claim another user's id with the public key alone (Intercom's "identity
   verification" pattern).
 * ``sms:<E.164 number>`` — the SMS sender, as Twilio reports it.
+* ``slack:<team id>:<user id>`` — a Slack workspace's member, as Slack's signed event names
+  them (a member's id is their workspace's own).
+* ``discord:<user id>`` — a Discord user, as Discord's signed interaction names them (one id
+  in every server).
 * Servers calling with the project's secret key may name any of these keys directly.
 """
 
@@ -23,7 +27,7 @@ from assistant.models import Project
 
 _VISITOR = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _USER_ID = re.compile(r"[A-Za-z0-9_.@:+-]{1,100}")
-USER_KEY = re.compile(r"(?:visitor|user|sms):[A-Za-z0-9_.@:+-]{1,110}")
+USER_KEY = re.compile(r"(?:visitor|user|sms|slack|discord):[A-Za-z0-9_.@:+-]{1,110}")
 
 
 class IdentityError(ValueError):
@@ -64,6 +68,7 @@ def user_key_from(data: Mapping[str, Any], *, project: Project) -> str:
 def check_user_key(key: str) -> str:
     if not USER_KEY.fullmatch(key):
         raise IdentityError(
-            'A user is named like "visitor:<id>", "user:<id>" or "sms:+15551234567".'
+            'A user is named like "visitor:<id>", "user:<id>", "sms:+15551234567", '
+            '"slack:<team id>:<user id>" or "discord:<user id>".'
         )
     return key

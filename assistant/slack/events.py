@@ -31,6 +31,11 @@ class Question:
         return conversation_id(self.team_id, self.channel_id, self.thread_ts)
 
 
+def member_key(team_id: str, user_id: str) -> str:
+    """A workspace member as memory and privacy name them (a member id is its workspace's)."""
+    return f"slack:{team_id}:{user_id}"
+
+
 def conversation_id(team_id: str, channel_id: str, thread_ts: str) -> str:
     """One conversation per Slack thread (what the intake's conversation ids allow: 64 of
     [A-Za-z0-9_-])."""

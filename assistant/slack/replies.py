@@ -26,6 +26,7 @@ from assistant.slack.blocks import (
     notice_message,
     refusal_message,
 )
+from assistant.slack.events import member_key
 from feedback.services import feedback_record
 
 logger = logging.getLogger(__name__)
@@ -74,9 +75,11 @@ def _answer(event: SlackEvent) -> tuple[dict[str, Any], Interaction | None]:
         history = conversation_history(
             project=project, conversation_id=event.conversation_id, exchanges=HISTORY_EXCHANGES
         )
+        member = member_key(event.team_id, event.user_id)
+        # The member's own memory ("remember …"), as a signed-in widget user has theirs.
         asked = intake.let_in(
             project, question=event.text, conversation_id=event.conversation_id,
-            history=tuple(history), client=f"slack:{event.team_id}:{event.user_id}",
+            history=tuple(history), user_key=member, client=member,
         )  # fmt: skip
         try:
             # Its turn among every door's questions, or told at once when the server is full.
@@ -103,7 +106,7 @@ def slack_action_take(*, project_id: int, action: dict[str, str]) -> None:
     """A vote on an answer, or "Ask a person" for its thread; the member is told what
     happened (a vote by a note only they see, a handoff in the thread)."""
     project = Project.objects.get(pk=project_id)
-    asker = f"slack:{action['team']}:{action['user']}"
+    asker = member_key(action["team"], action["user"])
     if action["action"] == HANDOFF:
         note, in_thread = _hand_off(project, action, asker=asker)
     else:
