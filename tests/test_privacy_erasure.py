@@ -18,7 +18,15 @@ from assistant.handoff.models import Handoff
 from assistant.handoff.sending import handoff_deliver
 from assistant.memory.models import UserFact
 from assistant.memory.services import memory_remember
-from assistant.models import Interaction, PrivacyAudit, Project, SmsConversation, SmsMessage
+from assistant.models import (
+    DiscordInteraction,
+    Interaction,
+    PrivacyAudit,
+    Project,
+    SlackEvent,
+    SmsConversation,
+    SmsMessage,
+)
 from assistant.wiring import runtime
 from feedback.models import BlindSpotMark, Feedback, QuestionVector
 from feedback.question_vectors import normalised, question_vectors
@@ -215,3 +223,100 @@ def test_a_visitor_erasure_takes_every_question_they_asked_even_without_a_vote(p
     ]  # fmt: skip
     assert erased["interactions"] == 2
     assert list(logged.values_list("question", flat=True)) == ["Where is parcel 2?"]
+
+
+def slack_asks(project: Project, *, team: str, user: str, thread: str, question: str) -> SlackEvent:
+    """A question a Slack member asked in a thread, as the Slack door stores and logs it."""
+    from assistant.slack.events import conversation_id, member_key
+
+    conversation = conversation_id(team, "C0HELP", thread)
+    asked = asking.ask(
+        project=project, question=question, channel="slack", conversation_id=conversation,
+        user_key=member_key(team, user), client=member_key(team, user),
+    )  # fmt: skip
+    return SlackEvent.objects.create(
+        project=project, event_id=f"Ev{uuid.uuid4().hex[:12]}", team_id=team, channel_id="C0HELP",
+        user_id=user, thread_ts=thread, text=question, conversation_id=conversation,
+        interaction=Interaction.objects.get(answer_id=asked.answer_id), status="replied",
+    )  # fmt: skip
+
+
+def test_a_slack_member_erasure_takes_their_threads_votes_and_memory_only(project):
+    alice, bob = "slack:T0ACME:U0ALICE", "slack:T0ACME:U0BOB"
+    memory_remember(project=project, user_key=alice, text="I run the alicemark shop")
+    memory_remember(project=project, user_key=bob, text="I run the bobmark shop")
+    slack_asks(project, team="T0ACME", user="U0ALICE", thread="1.1", question="Where is alicemark?")
+    # Bob's reply in Alice's thread is of her conversation: it carries hers as history.
+    slack_asks(project, team="T0ACME", user="U0BOB", thread="1.1", question="And bobmark too?")
+    own = slack_asks(project, team="T0ACME", user="U0BOB", thread="2.1", question="Is bobmark ok?")
+    # The same member id in another workspace is someone else.
+    slack_asks(project, team="T0OTHER", user="U0ALICE", thread="3.1", question="Is carolmark ok?")
+    feedback_record(interaction=own.interaction, client_id=alice, vote=-1)
+    feedback_record(interaction=own.interaction, client_id=bob, vote=1)
+
+    exported = run("export", "slack:t0acme:u0alice")  # ids as pasted, in any case
+    erased = run("erase", alice, "--yes")
+
+    assert sorted(e["text"] for e in exported["slack_events"]) == [
+        "And bobmark too?", "Where is alicemark?",
+    ]  # fmt: skip
+    assert (erased["slack_events"], erased["interactions"], erased["facts"]) == (2, 2, 1)
+    assert erased["feedback"] == 1 and len(exported["feedback"]) == 1
+    left = SlackEvent.objects.order_by("text")
+    assert list(left.values_list("text", flat=True)) == ["Is bobmark ok?", "Is carolmark ok?"]
+    assert sorted(Interaction.objects.values_list("question", flat=True)) == [
+        "Is bobmark ok?", "Is carolmark ok?",
+    ]  # fmt: skip
+    assert list(Feedback.objects.values_list("client_id", flat=True)) == [bob]
+    assert list(UserFact.objects.values_list("user_key", flat=True)) == [bob]
+    audit = PrivacyAudit.objects.get(action="erase")
+    assert audit.identifier_kind == "slack" and "ALICE" not in json.dumps(audit.counts)
+
+
+def discord_asks(
+    project: Project, *, user: str, guild: str, channel: str, question: str, thread: bool = False
+) -> DiscordInteraction:
+    """A question a Discord user asked with /ask, as the Discord door stores and logs it."""
+    from assistant.discord.interactions import conversation_id, member_key
+
+    conversation = conversation_id(guild_id=guild, channel_id=channel, user_id=user,
+                                   in_thread=thread)  # fmt: skip
+    asked = asking.ask(
+        project=project, question=question, channel="discord", conversation_id=conversation,
+        user_key=member_key(user), client=f"discord:{guild}:{user}",
+    )  # fmt: skip
+    return DiscordInteraction.objects.create(
+        project=project, discord_id=uuid.uuid4().hex[:20], application_id="1100", guild_id=guild,
+        channel_id=channel, user_id=user, text=question, conversation_id=conversation,
+        interaction=Interaction.objects.get(answer_id=asked.answer_id), status="replied",
+    )  # fmt: skip
+
+
+def test_a_discord_user_erasure_takes_what_they_asked_in_every_server_and_their_presses(project):
+    alice, bob = "1100000000000000401", "1100000000000000402"
+    memory_remember(project=project, user_key=f"discord:{alice}", text="I run the alicemark shop")
+    discord_asks(project, user=alice, guild="900", channel="10", question="Where is alicemark?")
+    discord_asks(project, user=alice, guild="", channel="11", question="Is alicemark in a DM?")
+    # In a channel each member's questions are their own conversation.
+    other = discord_asks(project, user=bob, guild="900", channel="10", question="Is bobmark ok?")
+    DiscordInteraction.objects.create(
+        project=project, discord_id="press-1", kind="press", guild_id="900", channel_id="10",
+        user_id=alice, text=f"askdocs_vote_down:{other.interaction.answer_id}", status="replied",
+    )  # fmt: skip
+    feedback_record(interaction=other.interaction, client_id=f"discord:900:{alice}", vote=-1)
+    feedback_record(interaction=other.interaction, client_id=f"discord:900:{bob}", vote=1)
+
+    erased = run("erase", f"discord:{alice}", "--yes")
+
+    assert (erased["discord_interactions"], erased["interactions"]) == (3, 2)
+    assert (erased["facts"], erased["feedback"]) == (1, 1)
+    assert list(DiscordInteraction.objects.values_list("text", flat=True)) == ["Is bobmark ok?"]
+    assert list(Interaction.objects.values_list("question", flat=True)) == ["Is bobmark ok?"]
+    assert list(Feedback.objects.values_list("client_id", flat=True)) == [f"discord:900:{bob}"]
+    assert not UserFact.objects.exists()
+
+
+@pytest.mark.parametrize("who", ["slack:T0ACME", "slack:T0ACME:", "discord:alice", "discord:"])
+def test_a_slack_or_discord_member_is_named_with_their_ids(project, who):
+    with pytest.raises(CommandError, match="discord:<user id>"):
+        call_command("privacy", "export", who)

@@ -14,7 +14,14 @@ from django.db.models import Q, QuerySet
 from assistant.handoff.models import Handoff
 from assistant.memory.models import UserFact
 from assistant.memory.services import memory_erase_user
-from assistant.models import Interaction, Project, SmsConversation, SmsMessage
+from assistant.models import (
+    DiscordInteraction,
+    Interaction,
+    Project,
+    SlackEvent,
+    SmsConversation,
+    SmsMessage,
+)
 from assistant.personal_data.models import PrivacyAudit
 from assistant.privacy.holdings import Person, holdings_of
 from assistant.wiring.retrieval_cache import index_changed
@@ -35,6 +42,10 @@ def privacy_export(*, person: Person, projects: QuerySet[Project], actor: str) -
             SmsConversation.objects.filter(pk__in=held.sms_conversations), SMS_CONV_FIELDS
         ),
         "handoffs": _rows(Handoff.objects.filter(pk__in=held.handoffs), HANDOFF_FIELDS),
+        "slack_events": _rows(SlackEvent.objects.filter(pk__in=held.slack_events), SLACK_FIELDS),
+        "discord_interactions": _rows(
+            DiscordInteraction.objects.filter(pk__in=held.discord_interactions), DISCORD_FIELDS
+        ),
         "answer_checks": _rows(AnswerCheck.objects.filter(pk__in=held.answer_checks), CHECK_FIELDS),
         "outbox_files": [path.name for path in held.outbox_files],
     }
@@ -61,6 +72,8 @@ def privacy_erase(*, person: Person, projects: QuerySet[Project], actor: str) ->
         Handoff.objects.filter(pk__in=held.handoffs).delete()
         SmsMessage.objects.filter(pk__in=held.sms_messages).delete()
         SmsConversation.objects.filter(pk__in=held.sms_conversations).delete()
+        SlackEvent.objects.filter(pk__in=held.slack_events).delete()
+        DiscordInteraction.objects.filter(pk__in=held.discord_interactions).delete()
         Feedback.objects.filter(pk__in=held.feedback).delete()
         logged.delete()
         counts["question_vectors"] = forget_texts(texts)
@@ -133,6 +146,13 @@ SMS_CONV_FIELDS = ("project__name", "phone", "conversation_id", "last_message_at
 HANDOFF_FIELDS = (
     "project__name", "conversation_id", "email", "page_url", "message", "exchanges",
     "status", "created_at",
+)  # fmt: skip
+SLACK_FIELDS = (
+    "project__name", "team_id", "channel_id", "user_id", "thread_ts", "text", "status",
+    "received_at",
+)  # fmt: skip
+DISCORD_FIELDS = (
+    "project__name", "kind", "guild_id", "channel_id", "user_id", "text", "status", "received_at",
 )  # fmt: skip
 CHECK_FIELDS = ("project__name", "question", "from_answer_id", "created_at")
 

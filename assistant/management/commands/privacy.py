@@ -12,7 +12,8 @@ class Command(BaseCommand):
     help = (
         "What is held about one person: `privacy export <who>` prints it as JSON, `privacy "
         "erase <who> --yes` deletes it everywhere; <who> is visitor:<id>, user:<id>, a phone "
-        "number (+15551234567) or an e-mail address. `privacy retention` deletes what is "
+        "number (+15551234567), an e-mail address, a Slack member (slack:<team id>:<member id>) "
+        "or a Discord user (discord:<user id>). `privacy retention` deletes what is "
         "older than each project keeps (as the nightly schedule does)."
     )
 

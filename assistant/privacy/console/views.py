@@ -21,9 +21,10 @@ from assistant.privacy.holdings import Person, UnknownIdentifier, person_from
 
 class PersonForm(forms.Form):
     who = forms.CharField(
-        label="Visitor key, phone number or e-mail address", max_length=254,
-        help_text='visitor:<id> or user:<id> (the widget\'s identity), +15551234567, or '
-        "jane@example.com.",
+        label="Visitor key, phone number, e-mail address or Slack or Discord member",
+        max_length=254,
+        help_text='visitor:<id> or user:<id> (the widget\'s identity), +15551234567, '
+        "jane@example.com, slack:<team id>:<member id> (T…:U…) or discord:<user id>.",
     )  # fmt: skip
     action = forms.ChoiceField(choices=[("export", "Export as JSON"), ("erase", "Erase")])
     confirm = forms.BooleanField(
