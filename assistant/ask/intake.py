@@ -370,7 +370,21 @@ def retrieve_request(
     )  # fmt: skip
 
 
-def limit(kind: str, *, client: str = "", conversation_id: str = "", sender: str = "") -> None:
-    """Count one request; IntakeError 429 when it is over its limit."""
-    if ratelimits.is_limited(kind, client=client, conversation_id=conversation_id, sender=sender):
+def limit(
+    kind: str,
+    *,
+    client: str = "",
+    conversation_id: str = "",
+    sender: str = "",
+    say_when: bool = False,
+) -> None:
+    """Count one request; IntakeError 429 when it is over its limit. With `say_when` (a door
+    whose refusal is read by a person, not a program: Slack, Discord), its message says when to
+    ask again and its `retry_after` holds those seconds."""
+    keys = {"client": client, "conversation_id": conversation_id, "sender": sender}
+    if not ratelimits.is_limited(kind, **keys):
+        return
+    if not say_when:
         raise IntakeError("rate_limited", ratelimits.MESSAGES[kind], 429)
+    wait = ratelimits.wait_seconds(kind, **keys)
+    raise IntakeError("rate_limited", ratelimits.told_when(kind, wait), 429, retry_after=wait)

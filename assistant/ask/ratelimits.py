@@ -10,7 +10,9 @@ abuse, and an outage of the counter store should not take every answer down with
 from __future__ import annotations
 
 import logging
+import math
 import re
+import time
 from functools import cache
 
 from django.conf import settings
@@ -66,7 +68,7 @@ _UNITS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
 
 def is_limited(kind: str, *, client: str = "", conversation_id: str = "", sender: str = "") -> bool:
     """Count one request of `kind` against each of its counters; True when one is over."""
-    keys = {"client": client or "0.0.0.0", "conversation": conversation_id, "sender": sender}  # noqa: S104
+    keys = _keys(client=client, conversation_id=conversation_id, sender=sender)
     try:
         for scope, setting in RULES[kind]:
             if keys[scope] and not _limiter().hit(
@@ -76,6 +78,53 @@ def is_limited(kind: str, *, client: str = "", conversation_id: str = "", sender
     except Exception:  # noqa: BLE001 - an unreachable counter store fails open (see above)
         logger.warning("rate-limit store unreachable; letting a %s request through", kind)
     return False
+
+
+def _keys(*, client: str, conversation_id: str, sender: str) -> dict[str, str]:
+    return {"client": client or "0.0.0.0", "conversation": conversation_id, "sender": sender}  # noqa: S104
+
+
+def wait_seconds(
+    kind: str, *, client: str = "", conversation_id: str = "", sender: str = ""
+) -> int:
+    """The whole seconds until every counter of `kind` these keys are over has room again (at
+    least 1), without counting a request: when a refused question may be asked again."""
+    keys = _keys(client=client, conversation_id=conversation_id, sender=sender)
+    wait = 1.0
+    try:
+        for scope, setting in RULES[kind]:
+            if not keys[scope]:
+                continue
+            stats = _limiter().get_window_stats(
+                rate_item(getattr(settings, setting)), kind, scope, keys[scope]
+            )
+            if stats.remaining <= 0:
+                wait = max(wait, stats.reset_time - time.time())
+    except Exception:  # noqa: BLE001 - the store is unreachable: a minute, as the message said
+        logger.warning("rate-limit store unreachable; not reading when a %s may come again", kind)
+        return 60
+    return math.ceil(wait)
+
+
+def told_when(kind: str, seconds: int) -> str:
+    """A refused request's message, saying when to ask again."""
+    first = MESSAGES[kind].split(". ")[0].rstrip(".")
+    if seconds > 90:
+        return f"{first}: please ask again in {math.ceil(seconds / 60)} minutes."
+    return f"{first}: please ask again in {seconds} second{'' if seconds == 1 else 's'}."
+
+
+#: How often one sender is told they are over a limit: a flood gets no flood of notices.
+NOTICE_RATE = "1/m"
+
+
+def notice_due(kind: str, *, sender: str) -> bool:
+    """Should `sender`, over a limit of `kind`, be told so now? Once a minute at most."""
+    try:
+        return bool(_limiter().hit(rate_item(NOTICE_RATE), "notice", kind, sender))
+    except Exception:  # noqa: BLE001 - fails open, as above
+        logger.warning("rate-limit store unreachable; telling a %s sender anyway", kind)
+        return True
 
 
 def wrong_keys_exceeded(client: str) -> bool:

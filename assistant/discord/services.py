@@ -92,7 +92,7 @@ def discord_ask_receive(*, project: Project, payload: Mapping[str, Any]) -> dict
     try:
         intake.limit(
             "discord", client=f"discord:{_server(asked)}",
-            sender=f"discord:{_server(asked)}:{asked.user_id}",
+            sender=f"discord:{_server(asked)}:{asked.user_id}", say_when=True,
         )  # fmt: skip
     except IntakeError as error:
         logger.warning(

@@ -102,6 +102,19 @@ def _answer(event: SlackEvent) -> tuple[dict[str, Any], Interaction | None]:
     return message, interaction
 
 
+def slack_notice_post(*, event_id: int, text: str) -> None:
+    """Tell the member who asked `event_id` (and them alone) something about their question:
+    that it is over a rate limit, and when to ask again."""
+    event = SlackEvent.objects.select_related("project").get(pk=event_id)
+    try:
+        web_api.post_ephemeral(
+            token=event.project.slack_bot_token(), channel=event.channel_id,
+            user=event.user_id, thread_ts=event.thread_ts, text=text,
+        )  # fmt: skip
+    except (SlackApiError, SlackClientError, OSError) as error:
+        logger.warning("Slack member of %s could not be told: %s", event.event_id, _cause(error))
+
+
 def slack_action_take(*, project_id: int, action: dict[str, str]) -> None:
     """A vote on an answer, or "Ask a person" for its thread; the member is told what
     happened (a vote by a note only they see, a handoff in the thread)."""

@@ -11,13 +11,13 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from assistant.ask import intake
+from assistant.ask import intake, ratelimits
 from assistant.errors import IntakeError
 from assistant.models import Project, SlackEvent
 from assistant.personal_data.projects import masked
 from assistant.slack.blocks import ACTIONS
 from assistant.slack.events import Question, question_in
-from assistant.slack.tasks import slack_act, slack_answer
+from assistant.slack.tasks import slack_act, slack_answer, slack_tell
 from assistant.wiring import background
 
 logger = logging.getLogger(__name__)
@@ -58,18 +58,19 @@ def slack_event_receive(*, project: Project, envelope: Mapping[str, Any]) -> str
     if event is None:
         logger.info("Slack event %s was delivered again; it is answered once", question.event_id)
         return RETRY
+    sender = f"slack:{question.team_id}:{question.user_id}"
     try:
-        intake.limit(
-            "slack",
-            client=f"slack:{question.team_id}",
-            sender=f"slack:{question.team_id}:{question.user_id}",
-        )
-    except IntakeError:
+        intake.limit("slack", client=f"slack:{question.team_id}", sender=sender, say_when=True)
+    except IntakeError as error:
         logger.warning(
             "Slack question from %s in workspace %s is over the rate limit; not answered",
             question.user_id, question.team_id,
         )  # fmt: skip
         SlackEvent.objects.filter(pk=event.pk).update(status=Status.LIMITED)
+        # The member alone is told when to ask again, once a minute at most: a flood gets no
+        # flood of notes.
+        if ratelimits.notice_due("slack", sender=sender):
+            _queue_notice(event.pk, error.message)
         return LIMITED
     _queue_answer(event.pk)
     return QUEUED
@@ -125,6 +126,10 @@ def _record(*, project: Project, question: Question, text: str) -> SlackEvent | 
 def _queue_answer(event_id: int) -> None:
     """The one place a service queues the answer (the task calls replies, never this module)."""
     background.enqueue(slack_answer, event_id)
+
+
+def _queue_notice(event_id: int, text: str) -> None:
+    background.enqueue(slack_tell, event_id, text)
 
 
 def _queue_action(project_id: int, action: dict[str, str]) -> None:

@@ -15,3 +15,8 @@ def slack_answer(event_id: int) -> None:
 @shared_task(name="slack.act", ignore_result=True)
 def slack_act(project_id: int, action: dict[str, str]) -> None:
     replies.slack_action_take(project_id=project_id, action=action)
+
+
+@shared_task(name="slack.tell", ignore_result=True)
+def slack_tell(event_id: int, text: str) -> None:
+    replies.slack_notice_post(event_id=event_id, text=text)

@@ -132,6 +132,7 @@ CELERY_TASK_ROUTES = {
     "sms.send_reply": {"queue": "sms"},
     "slack.answer": {"queue": "slack"},
     "slack.act": {"queue": "slack"},
+    "slack.tell": {"queue": "slack"},
     "discord.answer": {"queue": "discord"},
     "feedback.tasks.check_run_task": {"queue": "checks"},
 }

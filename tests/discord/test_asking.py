@@ -8,6 +8,7 @@ connection, which sees only committed rows."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -29,6 +30,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 
 ROTATE = "How do I rotate an API key?"
 DEFERRED = {"type": 5}
+TOLD = r"Too many questions at once: please ask again in \d+ seconds?\."
 
 
 def replied(count: int) -> None:
@@ -192,7 +194,10 @@ def test_a_flood_from_one_server_is_told_to_wait(discord, fake_discord, settings
     ]
     assert answers[:3] == [DEFERRED] * 3
     assert all(a["type"] == 4 and a["data"]["flags"] == 64 for a in answers[3:])
-    assert "Too many questions" in answers[3]["data"]["content"]
+    # Each member left unanswered is told so (to them alone), with when to ask again.
+    for answer in answers[3:]:
+        assert re.fullmatch(TOLD, answer["data"]["content"]), answer
+        assert 1 <= int(re.search(r"\d+", answer["data"]["content"])[0]) <= 60
     statuses = list(DiscordInteraction.objects.order_by("pk").values_list("status", flat=True))
     assert statuses[3:] == ["limited", "limited"]
     fake_discord.wait_for("edit", 3)
@@ -208,7 +213,9 @@ def test_a_flood_from_one_server_is_told_to_wait(discord, fake_discord, settings
 def test_a_member_over_their_own_limit_is_told_to_wait(discord, fake_discord, settings):
     settings.ASKDOCS_RATE_DISCORD_PER_USER = "1/m"
     assert discord.ask("Do you offer a student discount?").json() == DEFERRED
-    assert discord.ask("Do you offer a student discount?").json()["type"] == 4
+    told = discord.ask("Do you offer a student discount?").json()
+    assert (told["type"], told["data"]["flags"]) == (4, 64)
+    assert re.fullmatch(TOLD, told["data"]["content"]), told
     assert discord.ask("Do you offer a student discount?", user=OTHER_MEMBER).json() == DEFERRED
     fake_discord.wait_for("edit", 2)
     replied(2)

@@ -6,6 +6,8 @@ connection, which sees only committed rows."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from assistant.models import Interaction, SlackEvent
@@ -16,6 +18,7 @@ from tests.slack.conftest import CHANNEL, MEMBER, SIGNING_SECRET, wait_until
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("restore_demo")]
 
 ROTATE = "How do I rotate an API key?"
+TOLD = r"Too many questions at once: please ask again in \d+ seconds?\."
 
 
 def section_texts(post: dict) -> str:
@@ -184,15 +187,33 @@ def test_a_flood_from_one_workspace_is_rate_limited(slack, fake_slack, settings)
         )  # fmt: skip
     statuses = list(SlackEvent.objects.order_by("pk").values_list("status", flat=True))
     assert statuses[3:] == ["limited", "limited"]
+    # Each member left unanswered is told so, in a note only they see, with when to ask again.
+    notes = fake_slack.wait_for("chat.postEphemeral", 2)
+    assert sorted(note["user"] for note in notes) == ["U0FLOOD03", "U0FLOOD04"]
+    for note in notes:
+        assert re.fullmatch(TOLD, note["text"]), note["text"]
+        assert 1 <= int(re.search(r"\d+", note["text"])[0]) <= 60
     fake_slack.wait_for("chat.postMessage", 3)
     wait_until(lambda: SlackEvent.objects.filter(status="replied").count() == 3)
     assert len(fake_slack.made("chat.postMessage")) == 3
 
 
-def test_a_member_over_their_own_limit_is_not_answered(slack, fake_slack, settings):
+def test_a_member_over_their_own_limit_is_told_when_to_ask_again_once(slack, fake_slack, settings):
     settings.ASKDOCS_RATE_SLACK_PER_USER = "1/m"
-    slack.message("Do you offer a student discount?", ts="1700000800.000100", channel_type="im")
-    slack.message("Do you offer a student discount?", ts="1700000800.000200", channel_type="im")
-    assert list(SlackEvent.objects.order_by("pk").values_list("status", flat=True))[1] == "limited"
-    fake_slack.wait_for("chat.postMessage", 1)
-    wait_until(lambda: SlackEvent.objects.filter(status="replied").count() == 1)
+    for n in range(4):
+        slack.message(
+            "Do you offer a student discount?", ts=f"1700000800.00010{n}", channel_type="im"
+        )
+    statuses = list(SlackEvent.objects.order_by("pk").values_list("status", flat=True))
+    assert statuses[1:] == ["limited", "limited", "limited"]
+    fake_slack.wait_for("chat.postEphemeral", 1)
+    # The lane works in order: once another member's question is answered, a second note to
+    # the first member would already have been posted.
+    slack.message("How do I get my money back?", ts="1700000800.000200", channel_type="im",
+                  user="U0MEMBER02")  # fmt: skip
+    fake_slack.wait_for("chat.postMessage", 2)
+    wait_until(lambda: SlackEvent.objects.filter(status="replied").count() == 2)
+    # Told once, in the thread of the first question left unanswered, however many follow.
+    [note] = fake_slack.made("chat.postEphemeral")
+    assert (note["user"], note["thread_ts"]) == (MEMBER, "1700000800.000101")
+    assert re.fullmatch(TOLD, note["text"]), note["text"]
