@@ -23,6 +23,7 @@ import itertools
 import json
 import re
 import threading
+import time
 from typing import Any
 from urllib.parse import unquote
 
@@ -46,7 +47,9 @@ class FakeDiscord(LoopbackServer):
         self.messages: list[tuple[str, str, dict[str, Any]]] = []
         self.commands: list[dict[str, Any]] = []
         self.attempts = 0  # every request, accepted or not
-        self._failures: dict[str, list[tuple[int, int, str]]] = {}
+        #: Every message request: (time.monotonic(), "edit" or "follow_up", the HTTP status).
+        self.deliveries: list[tuple[float, str, int]] = []
+        self._failures: dict[str, list[tuple[int, int, str, float | None]]] = {}
         self._ids = itertools.count(1_100_000_000_000_000_001)
         self._changed = threading.Condition()
 
@@ -61,11 +64,17 @@ class FakeDiscord(LoopbackServer):
             self.tokens.add(token)
             return token
 
-    def fail_next(self, route: str, *, status: int = 500, code: int = 0, message: str = "") -> None:
+    def fail_next(
+        self, route: str, *, status: int = 500, code: int = 0, message: str = "",
+        retry_after: float | None = None,
+    ) -> None:  # fmt: skip
         """The next call of `route` ("edit", "follow_up", "commands", "me", "application")
-        fails with `status` and Discord's error body."""
+        fails with `status` and Discord's error body; with `retry_after`, a 429 as Discord
+        sends it (`{"message": …, "retry_after": seconds, "global": false}`)."""
         with self._changed:
-            self._failures.setdefault(route, []).append((status, code, message or "Failure"))
+            self._failures.setdefault(route, []).append(
+                (status, code, message or "Failure", retry_after)
+            )
 
     def sent(self, kind: str = "") -> list[dict[str, Any]]:
         with self._changed:
@@ -95,7 +104,9 @@ class FakeDiscord(LoopbackServer):
                 wanted = "PATCH" if kind == "edit" else "POST"
                 if method != wanted:
                     return _error(405, 0, "405: Method Not Allowed")
-                return self._message(kind, webhook.group(1), unquote(webhook.group(2)), body)
+                answered = self._message(kind, webhook.group(1), unquote(webhook.group(2)), body)
+                self.deliveries.append((time.monotonic(), kind, answered[0]))
+                return answered
             authorization = headers.get("Authorization", "")
             if authorization != f"Bot {self.bot_token}":
                 return _error(401, 0, "401: Unauthorized")
@@ -115,8 +126,11 @@ class FakeDiscord(LoopbackServer):
 
     def _failure(self, route: str) -> tuple[int, dict[str, Any]] | None:
         if self._failures.get(route):
-            status, code, message = self._failures[route].pop(0)
-            return _error(status, code, message)
+            status, code, message, retry_after = self._failures[route].pop(0)
+            failure = _error(status, code, message)
+            if retry_after is not None:
+                failure[1].update(retry_after=retry_after, **{"global": False})
+            return failure
         return None
 
     def _message(self, kind: str, application_id: str, token: str, body: str) -> tuple[int, Any]:

@@ -11,19 +11,26 @@ from urllib.parse import quote
 
 import httpx
 from django.conf import settings
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 logger = logging.getLogger(__name__)
 
 #: Discord asks bots to name themselves so (https://discord.com/developers/docs/reference).
 USER_AGENT = "DiscordBot (askdocs, 0.1.0)"
+#: A message Discord refuses with 429 is sent again after the `retry_after` it names, when that
+#: is at most MAX_RETRY_WAIT seconds (the answer's lane waits meanwhile), at most RETRIES times.
+MAX_RETRY_WAIT = 10.0
+RETRIES = 2
 
 
 class DiscordError(Exception):
-    """Discord answered with an error: its HTTP status, its JSON error code and message."""
+    """Discord answered with an error: its HTTP status, its JSON error code and message, and
+    with a 429 the seconds it asks to wait (`retry_after`)."""
 
-    def __init__(self, status: int, code: int, message: str) -> None:
+    def __init__(self, status: int, code: int, message: str, retry_after: float = 0.0) -> None:
         super().__init__(f"Discord said {status} {message} (code {code})")
         self.status, self.code, self.message = status, code, message
+        self.retry_after = retry_after
 
 
 def _call(
@@ -52,7 +59,40 @@ def _error(response: httpx.Response) -> DiscordError:
     if not isinstance(body, dict):
         body = {}
     message = str(body.get("message") or response.reason_phrase or "no reason given")
-    return DiscordError(response.status_code, int(body.get("code") or 0), message[:120])
+    return DiscordError(
+        response.status_code, int(body.get("code") or 0), message[:120],
+        retry_after=_seconds(body.get("retry_after") or response.headers.get("Retry-After")),
+    )  # fmt: skip
+
+
+def _seconds(value: object) -> float:
+    try:
+        return max(0.0, float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _may_wait(error: BaseException) -> bool:
+    """A 429 whose wait is short enough to wait out."""
+    return (
+        isinstance(error, DiscordError)
+        and error.status == 429
+        and error.retry_after <= MAX_RETRY_WAIT
+    )
+
+
+def _wait_asked(state: RetryCallState) -> float:
+    error = state.outcome.exception() if state.outcome else None
+    return error.retry_after if isinstance(error, DiscordError) else 0.0
+
+
+def _delivered(method: str, path: str, **options: Any) -> Any:  # noqa: ANN401 - as _call
+    """`_call` for a message: a 429 is waited out as Discord asks, and the message sent again."""
+    retrying = Retrying(
+        retry=retry_if_exception(_may_wait), wait=_wait_asked,
+        stop=stop_after_attempt(RETRIES + 1), reraise=True,
+    )  # fmt: skip
+    return retrying(_call, method, path, **options)
 
 
 def _webhook(application_id: str, token: str) -> str:
@@ -61,13 +101,16 @@ def _webhook(application_id: str, token: str) -> str:
 
 def edit_original(*, application_id: str, token: str, message: dict[str, Any]) -> str:
     """Replace the deferred response ("… is thinking") with `message`; its message id."""
-    sent = _call("PATCH", f"{_webhook(application_id, token)}/messages/@original", json=message)
+    path = f"{_webhook(application_id, token)}/messages/@original"
+    sent = _delivered("PATCH", path, json=message)
     return str((sent or {}).get("id") or "")
 
 
 def follow_up(*, application_id: str, token: str, message: dict[str, Any]) -> str:
     """One more message after the response (the rest of a long answer); its message id."""
-    sent = _call("POST", _webhook(application_id, token), json=message, params={"wait": "true"})
+    sent = _delivered(
+        "POST", _webhook(application_id, token), json=message, params={"wait": "true"}
+    )
     return str((sent or {}).get("id") or "")
 
 

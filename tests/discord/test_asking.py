@@ -268,6 +268,36 @@ def test_an_answer_discord_refuses_is_marked_failed(discord, fake_discord):
     assert row.interaction is not None  # the answer is in the log all the same
 
 
+def test_a_message_discord_rate_limits_is_sent_again_after_the_wait_it_names(discord, fake_discord):
+    fake_discord.fail_next("edit", status=429, message="You are being rate limited.",
+                           retry_after=0.6)  # fmt: skip
+    discord.ask(ROTATE)
+    [edit] = fake_discord.wait_for("edit", 1)
+    replied(1)
+    assert "**Sources**" in edit["content"]
+    (refused_at, _, refused), (sent_at, _, sent) = fake_discord.deliveries
+    assert (refused, sent) == (429, 200)
+    assert sent_at - refused_at >= 0.6
+
+
+def test_a_message_still_rate_limited_after_two_more_tries_is_marked_failed(discord, fake_discord):
+    for _ in range(3):
+        fake_discord.fail_next("edit", status=429, message="You are being rate limited.",
+                               retry_after=0.05)  # fmt: skip
+    discord.ask(ROTATE)
+    wait_until(lambda: DiscordInteraction.objects.filter(status="failed").exists())
+    assert [status for _, _, status in fake_discord.deliveries] == [429, 429, 429]
+    assert "429" in DiscordInteraction.objects.get().error
+
+
+def test_a_rate_limit_longer_than_the_lane_waits_is_not_waited_out(discord, fake_discord):
+    fake_discord.fail_next("edit", status=429, message="You are being rate limited.",
+                           retry_after=60.0)  # fmt: skip
+    discord.ask(ROTATE)
+    wait_until(lambda: DiscordInteraction.objects.filter(status="failed").exists(), timeout=30)
+    assert [status for _, _, status in fake_discord.deliveries] == [429]
+
+
 def test_personal_data_is_masked_and_the_console_shows_the_channel(
     discord, fake_discord, django_user_model
 ):
