@@ -319,11 +319,14 @@ def ask(
     channel: str = Interaction.Channel.API,
     write_within: float | None = None,
     on_written: Callable[[], None] | None = None,
+    on_quote: Callable[[str, list[dict[str, Any]]], None] | None = None,
 ) -> AskResult:
     """Answer one question and return the whole answer (the non-streaming API, SMS, CLI, MCP).
     A model's written answer is waited for at most ASKDOCS_WRITE_WITHIN seconds after the
     quote (`write_within`); `on_written` is called when the quote is done and the model starts
-    writing (admission gives the answer's slot back then)."""
+    writing (admission gives the answer's slot back then), then `on_quote` with the quote and
+    its sources as this answer would give them: a door that can change a message it posted
+    (Slack) shows the quote at once, and the answer when it is complete."""
     wait = settings.ASKDOCS_WRITE_WITHIN if write_within is None else write_within
     quote: list[str] = []
     text: list[str] = []
@@ -338,6 +341,8 @@ def ask(
             quote, text = text, []
             if on_written is not None:
                 on_written()
+            if on_quote is not None and quote:
+                on_quote(*_renumbered("".join(quote), sources))
         elif event.kind == "done":
             result.written = event.data["written"]
             result.truncated = event.data["truncated"]

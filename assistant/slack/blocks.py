@@ -23,6 +23,7 @@ VOTE_DOWN = "askdocs_vote_down"
 HANDOFF = "askdocs_handoff"
 ACTIONS = frozenset({VOTE_UP, VOTE_DOWN, HANDOFF})
 MAY_HELP = "These pages may help"
+WRITING = "_Writing a fuller answer…_"
 #: Slack's limit for a message's notification text.
 FALLBACK_LIMIT = 3000
 
@@ -44,6 +45,18 @@ def answer_message(
         blocks.append(SectionBlock(text=MarkdownTextObject(text=line)))
     blocks.append(_buttons(answer_id=answer_id, conversation_id=conversation_id, handoff=handoff))
     return _message(text, blocks)
+
+
+def writing_message(*, quote: str, sources: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The quote posted at once while a model writes the answer (it replaces this message when
+    it is complete): the quote, its sources and a note that more is coming; no buttons yet
+    (they name the answer, which is logged when it is done)."""
+    message = answer_message(
+        answer=quote, sources=sources, answer_id="", conversation_id="", handoff=False
+    )
+    note = ContextBlock(elements=[MarkdownTextObject(text=WRITING)])
+    message["blocks"].append(note.to_dict())
+    return message
 
 
 def refusal_message(

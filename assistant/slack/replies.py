@@ -25,6 +25,7 @@ from assistant.slack.blocks import (
     answer_message,
     notice_message,
     refusal_message,
+    writing_message,
 )
 from assistant.slack.events import member_key
 from feedback.services import feedback_record
@@ -50,12 +51,19 @@ def slack_answer_post(*, event_id: int) -> None:
         logger.info("Slack question %s is not waiting for an answer; nothing to do", event_id)
         return
     event = SlackEvent.objects.select_related("project").get(pk=event_id)
-    message, interaction = _answer(event)
+    token = event.project.slack_bot_token()
+    quoted = _QuotePost(event, token)
+    message, interaction = _answer(event, on_quote=quoted)
     try:
-        ts = web_api.post_message(
-            token=event.project.slack_bot_token(), channel=event.channel_id,
-            thread_ts=event.thread_ts, message=message,
-        )  # fmt: skip
+        if quoted.ts:  # the quote is in the thread already: the answer takes its place
+            web_api.update_message(
+                token=token, channel=event.channel_id, ts=quoted.ts, message=message
+            )
+            ts = quoted.ts
+        else:
+            ts = web_api.post_message(
+                token=token, channel=event.channel_id, thread_ts=event.thread_ts, message=message
+            )
     except (SlackApiError, SlackClientError, OSError) as error:
         cause = _cause(error)
         logger.warning("Slack answer to %s was not posted: %s", event.event_id, cause)
@@ -68,7 +76,28 @@ def slack_answer_post(*, event_id: int) -> None:
     )
 
 
-def _answer(event: SlackEvent) -> tuple[dict[str, Any], Interaction | None]:
+class _QuotePost:
+    """Posts the quote in the thread the moment it is done, while a model writes the answer
+    (`ask`'s on_quote), and keeps the message's ts for the answer to replace it."""
+
+    def __init__(self, event: SlackEvent, token: str) -> None:
+        self.event, self.token, self.ts = event, token, ""
+
+    def __call__(self, quote: str, sources: list[dict[str, Any]]) -> None:
+        event = self.event
+        try:
+            self.ts = web_api.post_message(
+                token=self.token, channel=event.channel_id, thread_ts=event.thread_ts,
+                message=writing_message(quote=quote, sources=sources),
+            )  # fmt: skip
+        except (SlackApiError, SlackClientError, OSError) as error:
+            # The answer is posted whole when it is done, as without a model that writes.
+            logger.warning("Slack quote for %s was not posted: %s", event.event_id, _cause(error))
+
+
+def _answer(
+    event: SlackEvent, *, on_quote: _QuotePost | None = None
+) -> tuple[dict[str, Any], Interaction | None]:
     project = event.project
     handoff = bool(project.contact_support)
     try:
@@ -84,7 +113,10 @@ def _answer(event: SlackEvent) -> tuple[dict[str, Any], Interaction | None]:
         try:
             # Its turn among every door's questions, or told at once when the server is full.
             with admission.admit(project.public_key) as ticket:
-                result = ask(asked, channel=Interaction.Channel.SLACK, on_written=ticket.release)
+                result = ask(
+                    asked, channel=Interaction.Channel.SLACK, on_written=ticket.release,
+                    on_quote=on_quote,
+                )  # fmt: skip
         except admission.Overloaded as busy:
             return notice_message(busy.message), None
     except Exception:

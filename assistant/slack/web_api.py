@@ -31,6 +31,11 @@ def post_message(*, token: str, channel: str, thread_ts: str, message: dict[str,
     return str(response.get("ts") or "")
 
 
+def update_message(*, token: str, channel: str, ts: str, message: dict[str, Any]) -> None:
+    """Replace the app's message `ts` with `message` (text and blocks)."""
+    client(token).chat_update(channel=channel, ts=ts, **message)
+
+
 def post_ephemeral(*, token: str, channel: str, user: str, thread_ts: str, text: str) -> None:
     """A note only `user` sees (a vote's thanks)."""
     client(token).chat_postEphemeral(channel=channel, user=user, thread_ts=thread_ts, text=text)
