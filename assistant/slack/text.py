@@ -29,9 +29,28 @@ _HOLD = "\x00{}\x00"
 _HELD = re.compile(r"\x00(\d+)\x00")
 
 
+#: What Slack writes for a link, a channel or a special mention in a message's text:
+#: `<https://x.example|x.example>`, `<#C123|general>`, `<!here>`.
+_SLACK_REFERENCE = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
+
+
 def question_of(text: str) -> str:
-    """A message's question: the app's (and anyone's) mentions taken out, spaces tidied."""
-    return " ".join(_MENTION.sub(" ", text).split())
+    """A message's question as the member typed it: the app's (and anyone's) mentions taken
+    out; a link as its label (or address), a channel as `#name`, special mentions dropped;
+    Slack's escapes of `&`, `<` and `>` undone (a question about `a < b` is asked as such)."""
+    text = _MENTION.sub(" ", text)
+
+    def readable(match: re.Match[str]) -> str:
+        target, label = match.group(1), match.group(2)
+        if target.startswith("#"):
+            return f"#{label}" if label else target
+        if target.startswith("!"):
+            return " "
+        return label or target
+
+    text = _SLACK_REFERENCE.sub(readable, text)
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return " ".join(text.split())
 
 
 def escape(text: str) -> str:

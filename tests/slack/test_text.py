@@ -48,6 +48,15 @@ def test_a_question_is_the_message_without_its_mentions():
     assert question_of("<@U0BOT0001>   how do I  reset <@U0OTHER|ada>?") == "how do I reset ?"
 
 
+def test_a_question_is_read_as_the_member_typed_it_not_as_slack_escapes_it():
+    typed = (
+        "<@U0BOT0001> <!here> why is `a &lt; b &amp;&amp; c &gt; d` slow on "
+        "<https://docs.example/q?a=1&amp;b=2|docs.example/q> in <#C0HELP|help>?"
+    )
+    assert question_of(typed) == "why is `a < b && c > d` slow on docs.example/q in #help?"
+    assert question_of("see <https://docs.example/x>") == "see https://docs.example/x"
+
+
 def test_a_long_answer_is_split_into_sections_slack_accepts():
     answer = ("A sentence of the answer. " * 300).strip()
     message = answer_message(
