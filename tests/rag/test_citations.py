@@ -12,9 +12,9 @@ def test_markers_count_from_one_in_the_order_the_answer_cites():
 
 
 def test_code_and_numbers_beyond_the_sources_are_left_as_written():
-    answer = "Index with `items[2]` [2]:\n\n```python\nfirst = items[1]\n```\n\nSee [7] and [2]."
-    text, order = renumbered(answer, 2)
-    assert text == "Index with `items[2]` [1]:\n\n```python\nfirst = items[1]\n```\n\nSee [7] and [1]."
+    code = "```python\nfirst = items[1]\n```"
+    text, order = renumbered(f"Index with `items[2]` [2]:\n\n{code}\n\nSee [7] and [2].", 2)
+    assert text == f"Index with `items[2]` [1]:\n\n{code}\n\nSee [7] and [1]."
     assert order == [2, 1]
 
 
