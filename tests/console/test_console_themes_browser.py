@@ -98,6 +98,8 @@ def console_pages(demo: Project, ids: dict[str, str]) -> dict[str, str]:
         "privacy": f"/admin/projects/{demo.pk}/privacy/",
         "widget": f"/admin/projects/{demo.pk}/widget/",
         "connect": f"/admin/projects/{demo.pk}/connect/",
+        "slack": f"/admin/projects/{demo.pk}/slack/",
+        "discord": f"/admin/projects/{demo.pk}/discord/",
         "project-delete": f"/admin/projects/{demo.pk}/delete/",
         "project-new": "/admin/projects/new/",
     }
@@ -179,6 +181,8 @@ def test_every_console_page_in_both_themes_at_both_widths(live, page, theme):  #
                 failures += [f"{where} {path} widget open: {p}" for p in looks(tab, theme)]
             if theme == "dark":
                 shot(tab, f"console-dark-{width}-{name}")
+            elif width > 760 and name in ("slack", "discord"):
+                shot(tab, f"console-light-{width}-{name}")  # docs/images/ shows these
 
         if width < 760:  # the phone's menu, opened: its links and "Log out" in this theme too
             tab.goto(f"{live.url}{pages['overview']}")
