@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from assistant.ask.pages import cited_pages
 from assistant.rag.types import SORRY
 
 #: Discord's limit for a message's content.
@@ -129,14 +130,7 @@ def link(url: str, title: str, *, escaped: bool = False) -> str:
 def sources_block(sources: Iterable[Mapping[str, Any]], *, heading: str = "Sources") -> str:
     """`**Sources**` and a numbered link a line: each page once, numbered as the answer cites
     them."""
-    lines = []
-    seen: set[str] = set()
-    for number, source in enumerate(sources, 1):
-        url, title = str(source.get("url") or ""), str(source.get("title") or "")
-        if (url or title) in seen:
-            continue
-        seen.add(url or title)
-        lines.append(f"{number}. {link(url, title)}")
+    lines = [f"{number}. {link(url, title)}" for number, url, title in cited_pages(sources)]
     return f"**{heading}**\n" + "\n".join(lines) if lines else ""
 
 

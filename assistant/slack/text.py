@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+from assistant.ask.pages import cited_pages
+
 #: Slack's limit for one section block's text.
 SECTION_LIMIT = 3000
 
@@ -102,14 +104,7 @@ def _fenced(block: str) -> str:
 
 def sources_line(sources: Iterable[Mapping[str, Any]], *, heading: str = "Sources") -> str:
     """`*Sources*  1. <url|title>  2. …`: each page once, numbered as the answer cites them."""
-    links = []
-    seen: set[str] = set()
-    for number, source in enumerate(sources, 1):
-        url, title = str(source.get("url") or ""), str(source.get("title") or "")
-        if (url or title) in seen:
-            continue
-        seen.add(url or title)
-        links.append(f"{number}. {link(url, title)}")
+    links = [f"{number}. {link(url, title)}" for number, url, title in cited_pages(sources)]
     return f"*{heading}*\n" + "\n".join(links) if links else ""
 
 
