@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from assistant.rag.quote.choosing import MORE_WORDS, best_quote, whole_text
+from assistant.rag.quote.choosing import MORE_WORDS, best_quote
 from assistant.rag.quote.ranking import ranked
 from assistant.rag.quote.sections import quote_from, section_items
 from assistant.rag.quote.text import (
@@ -26,6 +26,7 @@ from assistant.rag.quote.text import (
     entry_name,
     in_document_order,
     paragraph_text,
+    whole_text,
 )
 from assistant.rag.reading.question_parts import question_parts
 from assistant.rag.reading.scoring import (

@@ -10,6 +10,15 @@ from dataclasses import dataclass, field
 from assistant.rag.reading.units import Unit, passage_items
 from assistant.rag.types import Candidate, Chunk
 
+#: A Markdown code span (`timeout`), not a typographic quote (``like this'').
+CODE_SPAN = re.compile(r"(?<!`)`[^`\s][^`]*(?<!\s)`(?!`)")
+
+
+def whole_text(quote: Sequence[Unit], passages: Sequence[Candidate]) -> str:
+    """What the cross-encoder reads of a quote read whole: its passage's title path, then the
+    quote's units, a line each."""
+    return f"{passages[quote[0].passage].chunk.title}\n" + "\n".join(u.text for u in quote)
+
 
 @dataclass(frozen=True, slots=True)
 class Selection:
