@@ -84,6 +84,25 @@ def on_to_the_fix(
     return [*quote, *options[best]] if read[best + 1] > read[0] else quote
 
 
+def _after_quote(quote: list[Unit], items: dict[int, list[Unit]]) -> tuple[list[Unit], int]:
+    """The items of the quote's section and the index of its last unit there (-1: not there)."""
+    found = items.get(quote[0].passage, [])
+    at = next((i for i, u in enumerate(found) if u.position == quote[-1].position), -1)
+    return found, at
+
+
+def _with_block(found: list[Unit], index: int) -> list[Unit] | None:
+    """The sentence at `index` with the code block it introduces; None when that block is not
+    at hand, too long to quote (a lead that says "the following" of nothing), or output."""
+    unit = found[index]
+    if not introduces_code(found, index):
+        return None if unit.text.endswith(":") else [unit]
+    block = found[index + 1]
+    if block.text.count("\n") - 1 > MAX_CODE_LINES or _shows_output(unit):
+        return None
+    return [unit, block]
+
+
 def _section_fixes(
     quote: list[Unit], said: str, items: dict[int, list[Unit]], question: Question
 ) -> list[list[Unit]]:
@@ -91,9 +110,8 @@ def _section_fixes(
     the chunks that follow it) that tell the reader what to do (`_INSTRUCTS`) and name
     something the question does not, each with the code block it introduces: the fix may lie
     further on than `FIX_REACH`, past the failing run and its output."""
-    found = items.get(quote[0].passage, [])
-    at = next((i for i, u in enumerate(found) if u.position == quote[-1].position), None)
-    if at is None:
+    found, at = _after_quote(quote, items)
+    if at < 0:
         return []
     options: list[list[Unit]] = []
     for index in range(at + 1, len(found)):
@@ -104,15 +122,8 @@ def _section_fixes(
             continue
         if len(unit.text.split()) > FIX_WORDS or not _INSTRUCTS.search(unit.text):
             continue
-        if unit.text.endswith(":") and not introduces_code(found, index):
-            continue  # a lead whose block is not at hand
-        fix = [unit]
-        if introduces_code(found, index):
-            # A lead whose code is too long to quote says "the following" of nothing.
-            if found[index + 1].text.count("\n") - 1 > MAX_CODE_LINES or _shows_output(unit):
-                continue
-            fix.append(found[index + 1])
-        if any(names_something(u, question) for u in fix):
+        fix = _with_block(found, index)
+        if fix is not None and any(names_something(u, question) for u in fix):
             options.append(fix)
     return options
 
@@ -124,9 +135,8 @@ def _next_fix(
     something, with the sentence that introduces it ("You can increase this timeout by
     configuring a transport option with the same name:" and `broker_transport_options =
     {...}`); what lies between is left out. None that close, or too long: none."""
-    found = items.get(quote[0].passage, [])
-    at = next((i for i, u in enumerate(found) if u.position == quote[-1].position), None)
-    if at is None:
+    found, at = _after_quote(quote, items)
+    if at < 0:
         return []
     for index in range(at + 1, min(len(found), at + 1 + FIX_REACH)):
         unit = found[index]
@@ -146,15 +156,13 @@ def _next_fix(
                 continue
             if unit.text.count("\n") - 1 > MAX_CODE_LINES:
                 return []
-        if unit.kind != "code" and unit.text.endswith(":") and not introduces_code(found, index):
-            continue  # a lead whose block is not at hand
-        lead = [found[index - 1]] if unit.kind == "code" else []
-        fix = [*lead, unit]
-        if unit.kind != "code" and introduces_code(found, index):
-            # A lead is read with its block, or not at all; output is no fix.
-            if found[index + 1].text.count("\n") - 1 > MAX_CODE_LINES or _shows_output(unit):
+        if unit.kind == "code":
+            fix = [found[index - 1], unit]
+        else:
+            sentence = _with_block(found, index)  # read with its block, or not at all
+            if sentence is None:
                 continue
-            fix.append(found[index + 1])
+            fix = sentence
         if sum(len(u.text.split()) for u in fix if u.kind != "code") > FIX_WORDS:
             return []
         return fix
