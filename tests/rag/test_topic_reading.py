@@ -50,3 +50,33 @@ def test_a_question_of_another_subject_than_the_page_is_read_without_the_topic(
     # A question neither reading finds passages for is still refused.
     off = found.retrieve(Question("What is the capital of France?", topic="Tokens"), Settings())
     assert off.kept == []
+
+
+class Recorded:
+    """The real cross-encoder, with what it was asked to read written down."""
+
+    def __init__(self, reranker) -> None:  # noqa: ANN001
+        self.reranker = reranker
+        self.read: list[tuple[str, list[str]]] = []
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        self.read.append((query, list(passages)))
+        return self.reranker.score(query, passages)
+
+
+def test_the_retrieval_says_what_the_cross_encoder_read(embedder, reranker, tmp_path):  # noqa: ANN001
+    """The stage bench times the bare libraries on the same pairs (measuring/benchmark)."""
+    found = retriever(embedder, reranker, tmp_path)
+    recorded = Recorded(reranker)
+    found.reranker = recorded
+    asked = Question("How long are tokens valid?", topic="Retrieval endpoint tokens")
+    result = found.retrieve(asked, Settings())
+
+    assert [c.chunk.id for c in result.kept] == ["tokens"]
+    read = [(query, [text.split("\n")[0] for text in texts]) for query, texts in recorded.read]
+    titles = {c.id: c.title for c in DOCS}
+    said = [(query, [titles[i] for i in ids]) for query, ids in result.readings]
+    assert said == read
+    # With the topic and without it, both passages each time.
+    assert [query for query, _ in said] == [f"({asked.topic}) {asked.text}", asked.text]
+    assert all(len(texts) == 2 for _, texts in said)

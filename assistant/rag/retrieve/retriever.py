@@ -175,6 +175,7 @@ class Retriever:
             head = candidates[:read]
             passages = [passage_text(c.chunk) for c in head]
             scores = self.reranker.score(query, passages)
+            readings = [(query, tuple(c.chunk.id for c in head))]
             # Other readings, each passage counting as relevant as its best: the question
             # without its page's topic (`bare`: a question that names a subject of its own is
             # read on its words, not on a page's it was asked from: "how do I switch to the
@@ -184,6 +185,7 @@ class Retriever:
             for reading in (bare, also):
                 if reading:
                     other = self.reranker.score(reading, passages)
+                    readings.append((reading, readings[0][1]))
                     scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
             for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)
@@ -192,12 +194,13 @@ class Retriever:
             timings["rerank_ms"] = _ms(started, self.clock())
             gate(candidates, settings)
         else:  # search order (fused when hybrid) stands
+            readings = []
             for candidate in candidates[: settings.max_kept]:
                 candidate.kept = True
 
         return Retrieval(
             query=query, candidates=candidates, timings_ms=timings, searched=texts,
-            threshold=settings.threshold,
+            threshold=settings.threshold, readings=readings,
         )  # fmt: skip
 
 
