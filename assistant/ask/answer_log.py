@@ -26,6 +26,8 @@ def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
         "reason": verdict.reason,
         "features": verdict.features,
         "best_sentence": verdict.best_sentence,
+        # The model asked for a second opinion on a refusal the check was unsure of.
+        "judged_by": verdict.judged_by,
     }
 
 

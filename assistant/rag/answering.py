@@ -5,12 +5,14 @@ whatever the model does."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from assistant.rag.answer import Answer, Fallback
 from assistant.rag.judge.answerability import Answerability, Verdict
+from assistant.rag.judge.model_judge import ModelJudge, worth_asking
 from assistant.rag.ports import Generator, Retrieves, SectionLookup
 from assistant.rag.reading.question_parts import question_parts
 from assistant.rag.retrieve.queries import previous_question
@@ -48,6 +50,7 @@ class Pipeline:
         sections: SectionLookup | None = None,
         instructions: str = "",
         origins: tuple[str, ...] = (),
+        judge: ModelJudge | None = None,
     ) -> None:
         self.retriever = retriever
         self.generator = generator
@@ -62,6 +65,8 @@ class Pipeline:
         self.instructions = instructions
         #: Sites a written answer may link to besides its passages' (the host's own pages).
         self.origins = origins
+        #: The project's model, asked before a refusal the check is unsure of (model_judge.py).
+        self.judge = judge
 
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
@@ -86,6 +91,7 @@ class Pipeline:
             if not verdict.answerable:
                 verdict = self._a_part_answered(question, kept, verdict, retrieval.threshold)
                 retrieval.timings_ms["answerability_ms"] = verdict.ms
+            verdict = self._second_opinion(question, kept, verdict, self.answerability, retrieval)
             if not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return _refused(retrieval, verdict)
@@ -113,12 +119,37 @@ class Pipeline:
         assert fallback is not None
         if verdict is None:
             verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
+            verdict = self._second_opinion(
+                question, kept, verdict, fallback.answerability, retrieval
+            )
         respond = quote_then_write if verdict.answerable else write_alone
         written = respond(writer, prompt, parts, fallback, origins=self.origins)
         return Answer(
             retrieval, prompt, written, writer, verdict=verdict,
             quote_first=verdict.answerable, quoter_id=fallback.generator.id,
         )  # fmt: skip
+
+    def _second_opinion(
+        self,
+        question: Question,
+        kept: Sequence[Candidate],
+        verdict: Verdict,
+        check: Answerability,
+        retrieval: Retrieval,
+    ) -> Verdict:
+        """A refusal the check is unsure of, put to the project's model where it has one: it
+        stands unless the model says the passages answer (model_judge.py)."""
+        judge = self.judge
+        if judge is None or not worth_asking(verdict, check.model.threshold):
+            return verdict
+        started = time.perf_counter()
+        said = judge.answers(question, kept)
+        retrieval.timings_ms["judge_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        if said is None:
+            return verdict
+        if said:
+            return replace(verdict, answerable=True, reason="", judged_by=judge.id)
+        return replace(verdict, judged_by=judge.id)
 
     def _better_form(
         self, question: Question, retrieval: Retrieval, verdict: Verdict

@@ -193,6 +193,9 @@ def answer_outcome(
         if verdict.features:
             outcome["answerability_features"] = verdict.features
         outcome["answerability_ms"] = verdict.ms
+        if "judge_ms" in retrieval.timings_ms:  # the model was asked for a second opinion
+            outcome["judged_by"] = verdict.judged_by or "no answer in time"
+            outcome["judge_ms"] = retrieval.timings_ms["judge_ms"]
     if refused:
         return outcome, retrieval
     plain = without_markers(text)
@@ -227,6 +230,14 @@ def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return report
 
 
+def judge_choice(option: str | None) -> str:
+    """`evaluate --judge`: "" for the generator's own model (as a project), else the model
+    named; `none` as the quoting answerer, which never judges."""
+    if not option:
+        return ""
+    return "extractive" if option == "none" else option
+
+
 def answer_step(
     index: EvalIndex,
     retriever: Retrieves,
@@ -234,6 +245,7 @@ def answer_step(
     generator: str = "auto",
     check_llm_answers: bool = False,
     sections: SectionLookup | None = None,
+    judge: str = "",
 ) -> AnswerStep:
     """The rest of the answer path as the product builds it (assistant/runtime.py), on the
     evaluation's own retriever, with the generator a project would choose."""
@@ -243,6 +255,7 @@ def answer_step(
         generator_choice=generator,
         check_llm_answers=check_llm_answers,
         sections=sections,
+        judge_choice=judge,
     )
     return lambda query, question, retrieval: answer_outcome(
         pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval

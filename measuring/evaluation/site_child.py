@@ -115,7 +115,7 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         search_scope,
         section_chunks,
     )
-    from measuring.evaluation.answers import answer_step
+    from measuring.evaluation.answers import answer_step, judge_choice
     from measuring.evaluation.dataset import load_queries, spread
     from measuring.evaluation.index import EvalIndex, IndexedChunk
     from measuring.evaluation.runner import RunConfig, evaluate
@@ -156,6 +156,7 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         answer=answer_step(
             index, retriever, generator=arguments.get("generator") or "auto",
             check_llm_answers=bool(arguments.get("check_llm_answers")),
+            judge=judge_choice(arguments.get("judge")),
             sections=section_chunks,
         ) if arguments.get("answers") else None,
     )  # fmt: skip

@@ -265,3 +265,29 @@ def test_a_question_of_another_subject_than_its_topic_is_read_without_it(staff_c
     assert rows[0][0] == "kept" and float(rows[0][1]) > 0.9
     assert "theme: name: readthedocs" in html
     assert "couldn't find an answer" not in html
+
+
+@pytest.mark.usefixtures("allow_loopback")
+def test_a_refusal_the_check_is_unsure_of_shows_the_models_second_opinion(
+    staff_client, settings, tmp_path, fake_ollama
+):
+    from assistant.models import Project
+    from assistant.wiring import runtime
+    from tests.test_model_judge import UNSURE, students
+
+    settings.DATA_DIR = tmp_path
+    settings.OLLAMA_HOST = fake_ollama.url
+    settings.ASKDOCS_JUDGE_WITHIN = 5
+    fake_ollama.tokens = ["No"]
+    runtime.reset()
+    try:
+        project = students(Project.Generator.OLLAMA)
+        html = staff_client.get(
+            "/admin/sandbox/", {"question": UNSURE, "project": project.pk}
+        ).content.decode()
+    finally:
+        runtime.reset()
+    judged = re.search(r'data-testid="judged-by">(.*?)</span>', html, re.S)
+    assert judged, html[:2000]
+    assert "ollama:llama3.2 said the passages do not answer" in " ".join(judged.group(1).split())
+    assert "the assistant says it doesn't know" in html

@@ -74,6 +74,9 @@ class Verdict:
     ms: float = 0.0
     #: What the question names that the documents do not (assistant/rag/judge/unsaid.py).
     missing: tuple[str, ...] = ()
+    #: The model that was asked for a second opinion on a refusal (model_judge.py), "" when
+    #: none was; `answerable` is then what it said.
+    judged_by: str = ""
 
 
 #: Key words a passage must share with a question for full coverage. Questions of the dev

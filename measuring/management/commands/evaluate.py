@@ -11,7 +11,7 @@ from assistant.rag.retrieve.retriever import Retriever
 from assistant.wiring.adapters.flashrank_reranker import FlashrankReranker
 from measuring.eval_index import open_eval_index
 from measuring.evaluation import answers
-from measuring.evaluation.answers import answer_step
+from measuring.evaluation.answers import answer_step, judge_choice
 from measuring.evaluation.compare import (
     ComparisonError,
     compare,
@@ -91,6 +91,11 @@ class Command(BaseCommand):
             "--check-llm-answers", action="store_true",
             help="--answers with an LLM: the answerability check runs before it (as the "
             "project setting), instead of the model judging for itself",
+        )  # fmt: skip
+        parser.add_argument(
+            "--judge", choices=["local", "ollama", "openai", "none"],
+            help="--answers: the model asked before a refusal the answerability check is unsure "
+            "of (default: the generator's model, as in a project; none: never ask)",
         )  # fmt: skip
         parser.add_argument("--limit", type=int, help="Only the first N queries")
         parser.add_argument(
@@ -202,6 +207,7 @@ class Command(BaseCommand):
             answer=answer_step(
                 index, retriever, generator=options["generator"],
                 check_llm_answers=options["check_llm_answers"],
+                judge=judge_choice(options["judge"]),
             ) if options["answers"] else None,
         )  # fmt: skip
         asked.close()
@@ -216,6 +222,7 @@ class Command(BaseCommand):
         if options["answers"]:
             report["config"]["generator"] = options["generator"]
             report["config"]["check_llm_answers"] = options["check_llm_answers"]
+            report["config"]["judge"] = options["judge"] or "the generator"
         return report
 
     @staticmethod
@@ -238,7 +245,7 @@ class Command(BaseCommand):
                 fresh=options["fresh"],
                 options={k: options[k] for k in (
                     "threshold", "candidates", "rerank_top", "answers", "limit", "sample",
-                    "generator", "check_llm_answers", "retrieval")},
+                    "generator", "check_llm_answers", "judge", "retrieval")},
             )  # fmt: skip
         except (FileNotFoundError, RuntimeError) as exc:
             raise CommandError(str(exc)) from exc

@@ -1,0 +1,133 @@
+"""A second opinion before a refusal: the project's model judges, where one is configured.
+
+The answerability check (answerability.py) reads passages with a cross-encoder trained on web
+search, and its four features put two things in one place: a documentation answer asked in the
+reader's words (sentence and passage logits of 1 to 4, a quarter of the question's words in the
+sentence) and an on-topic passage without the answer ("How many students use the discount?"
+against "Students get 50% off the Team plan."). No threshold separates them (docs/measuring,
+history, 2026-11-28 night). A model reading the question and the passages does: so a question
+the check would refuse, but not by far, is put to the project's model, and answered only if the
+model says the passages hold the answer. Far under the threshold, on the gate's own refusal, or
+on a name the documents lack (unsaid.py), nothing is asked.
+
+The model is asked through the `Generator` port, as it is asked to write (a local model, an
+Ollama server or an OpenAI-compatible one), for one word, under a time budget: a model that is
+busy, down or slow leaves the check's refusal standing.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from assistant.rag.judge.answerability import Verdict
+from assistant.rag.ports import Generator, GeneratorUnavailable
+from assistant.rag.reading.scoring import asked
+from assistant.rag.types import Candidate, Prompt, Question, Turn
+
+#: Asked only of a refusal scoring at least this share of the check's threshold. The check's
+#: refusals of documentation answers the gate had kept scored 0.17 to 0.28 against a threshold
+#: of 0.29 on the dev sites; ClapNQ's unanswerable questions mostly score far below.
+ASK_FROM_SHARE_OF_THRESHOLD = 0.5
+#: What the model reads of the best kept passages, best first.
+PASSAGES = 2
+PASSAGE_CHARS = 900
+
+SYSTEM = (
+    "You check whether documentation passages answer a user's question. Reply with one word: "
+    "yes if the passages contain the answer to the question, no if they do not (for example, "
+    "they are on the same subject but do not give what is asked)."
+)
+_WORD = re.compile(r"[a-z]+")
+
+logger = logging.getLogger(__name__)
+
+
+def worth_asking(verdict: Verdict, threshold: float) -> bool:
+    """A refusal by the check's score, not far under its threshold, and not for a name the
+    documents lack."""
+    return (
+        not verdict.answerable
+        and not verdict.missing
+        and verdict.score >= threshold * ASK_FROM_SHARE_OF_THRESHOLD
+    )
+
+
+def judge_prompt(question: Question, passages: Sequence[Candidate]) -> Prompt:
+    """The question and the best passages, for a yes or a no."""
+    shown = passages[:PASSAGES]
+    body = "\n\n".join(
+        f"[{n}] {c.chunk.title}\n{c.chunk.text[:PASSAGE_CHARS]}".strip()
+        for n, c in enumerate(shown, start=1)
+    )
+    ask = (
+        f"Passages:\n{body}\n\nQuestion: {asked(question)}\n\n"
+        "Do the passages answer the question? Reply yes or no."
+    )
+    return Prompt(
+        system=SYSTEM, messages=(Turn("user", ask),), question=question, passages=tuple(shown)
+    )
+
+
+def said_yes(text: str) -> bool | None:
+    """The model's first word: True for yes, False for no, None for anything else."""
+    word = _WORD.search(text.lower())
+    if word is None:
+        return None
+    return {"yes": True, "no": False}.get(word.group(0))
+
+
+class ModelJudge:
+    """Asks `generator` whether the kept passages answer; None when it cannot say in time."""
+
+    def __init__(
+        self,
+        generator: Generator,
+        *,
+        within: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.generator = generator
+        self.id = generator.id
+        self.within = within
+        self.clock = clock
+
+    def answers(self, question: Question, passages: Sequence[Candidate]) -> bool | None:
+        replies: queue.Queue[bool | None] = queue.Queue(maxsize=1)
+        prompt = judge_prompt(question, passages)
+        deadline = self.clock() + self.within
+
+        def ask() -> None:
+            verdict: bool | None = None
+            parts = self.generator.stream(prompt)
+            said = ""
+            try:
+                for part in parts:
+                    if isinstance(part, str):
+                        said += part
+                        if _WORD.search(said.lower()) and not said.lower().rstrip()[-1:].isalpha():
+                            break  # a whole first word
+                        if len(said) > 40:
+                            break
+                    if self.clock() > deadline:
+                        break
+                verdict = said_yes(said)
+            except GeneratorUnavailable as exc:
+                logger.info("%s could not judge: %s", self.id, exc)
+            except Exception:  # noqa: BLE001 - a second opinion that fails leaves the refusal
+                logger.exception("%s failed to judge", self.id)
+            finally:
+                close = getattr(parts, "close", None)
+                if close is not None:
+                    close()
+                replies.put(verdict)
+
+        threading.Thread(target=ask, name="model-judge", daemon=True).start()
+        try:
+            return replies.get(timeout=self.within)
+        except queue.Empty:
+            return None

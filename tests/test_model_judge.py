@@ -1,0 +1,148 @@
+"""A refusal the answerability check is unsure of is put to the project's model: answered only
+on its yes, refused on its no, refused as before when it cannot say in time; a project without
+a model never asks one. The model is a fake Ollama server (the outside world); the check, the
+gate and the quote are the product's own."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+
+from assistant.models import Interaction, Project
+from assistant.rag.judge.answerability import Verdict
+from assistant.rag.judge.model_judge import SYSTEM, said_yes, worth_asking
+from assistant.rag.types import SORRY
+from assistant.wiring import resilience, runtime
+from ingestion.models import Source, SyncRun
+from ingestion.sync import source_sync
+from ingestion.uploads import source_file_add
+from tests import asking
+from tests.fake_ollama import FakeOllama
+from tests.test_extractive_answers import STUDENT_PAGE
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("allow_loopback")]
+
+#: On-topic, not answered by the page: the check refuses it, not by far (0.26 against 0.29).
+UNSURE = "How many students use the discount?"
+
+
+@pytest.fixture
+def model(settings, tmp_path) -> Iterator[FakeOllama]:  # noqa: ANN001
+    settings.DATA_DIR = tmp_path
+    with FakeOllama() as server:
+        settings.OLLAMA_HOST = server.url
+        settings.ASKDOCS_OLLAMA_TIMEOUTS = {
+            "connect": 1.0, "first_token": 5.0, "between_tokens": 1.0,
+        }  # fmt: skip
+        settings.ASKDOCS_JUDGE_WITHIN = 1.5
+        runtime.reset()
+        resilience.reset_circuits()
+        try:
+            yield server
+        finally:
+            runtime.reset()
+            resilience.reset_circuits()
+
+
+def students(generator: str, *, check: bool = True) -> Project:
+    project = Project.objects.create(
+        name=f"students-{uuid.uuid4().hex[:8]}", generator=generator, check_llm_answers=check
+    )
+    files = Source.objects.create(project=project, kind=Source.Kind.FILES, name="files")
+    source_file_add(source=files, name="student-discount.md", data=STUDENT_PAGE)
+    assert source_sync(source=files).status == SyncRun.Status.SUCCEEDED
+    return project
+
+
+def judgements(model: FakeOllama) -> list[str]:
+    """The questions the model was asked to judge (not to write)."""
+    asked = []
+    for request in model.requests_to("/api/chat"):
+        messages = request.body["messages"]
+        if messages[0]["content"] == SYSTEM:
+            asked.append(messages[-1]["content"])
+    return asked
+
+
+def test_the_models_no_leaves_the_refusal_and_is_logged(model) -> None:  # noqa: ANN001
+    model.tokens = ["No", "."]
+    project = students(Project.Generator.OLLAMA)
+
+    result = asking.ask(project=project, question=UNSURE)
+
+    assert result.refused and result.answer == SORRY
+    [asked] = judgements(model)
+    assert UNSURE in asked and "Students get 50% off the Team plan." in asked
+    logged = Interaction.objects.get(answer_id=result.answer_id).answerability
+    assert logged["answerable"] is False and logged["judged_by"].startswith("ollama:")
+
+
+def test_the_models_yes_answers_with_the_quote(model) -> None:  # noqa: ANN001
+    model.tokens = ["Yes"]
+    project = students(Project.Generator.OLLAMA)
+
+    result = asking.ask(project=project, question=UNSURE, write_within=5)
+
+    assert not result.refused
+    # The quote comes first, as for any answer the check lets through (the fake model then
+    # writes "Yes", which is the written answer).
+    assert result.quote.startswith("Students get 50% off the Team plan. [1]")
+    assert len(judgements(model)) == 1
+    logged = Interaction.objects.get(answer_id=result.answer_id).answerability
+    assert logged["answerable"] is True and logged["judged_by"].startswith("ollama:")
+
+
+def test_a_model_that_cannot_say_in_time_leaves_the_refusal_at_once(model) -> None:  # noqa: ANN001
+    model.tokens = ["Yes"]
+    model.stall_before_first_token = 4.0
+    project = students(Project.Generator.OLLAMA)
+
+    started = time.monotonic()
+    result = asking.ask(project=project, question=UNSURE)
+
+    assert result.refused and result.answer == SORRY
+    assert time.monotonic() - started < 4.0  # the judge's 1.5 s, not the model's stall
+    logged = Interaction.objects.get(answer_id=result.answer_id).answerability
+    assert logged["judged_by"] == ""
+
+
+def test_a_clear_answer_and_a_clear_miss_ask_no_model(model) -> None:  # noqa: ANN001
+    model.tokens = ["Yes"]
+    project = students(Project.Generator.OLLAMA)
+
+    answered = asking.ask(project=project, question="Do you offer a student discount?")
+    far = asking.ask(project=project, question="Which university e-mail domains are accepted?")
+
+    assert not answered.refused and far.refused
+    assert judgements(model) == []
+
+
+def test_a_project_that_quotes_asks_no_model(model) -> None:  # noqa: ANN001
+    model.tokens = ["Yes"]
+    project = students(Project.Generator.EXTRACTIVE)
+
+    result = asking.ask(project=project, question=UNSURE)
+
+    assert result.refused
+    assert model.requests_to("/api/chat") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("Yes", True), ("yes.", True), (" No, they do not.", False), ("NO", False),
+     ("Maybe", None), ("", None), ("**Yes**", True)],
+)  # fmt: skip
+def test_the_models_first_word_is_its_verdict(text: str, said: bool | None) -> None:
+    assert said_yes(text) is said
+
+
+def test_only_a_refusal_near_the_threshold_for_no_missing_name_is_put_to_the_model() -> None:
+    near = Verdict(answerable=False, score=0.2, reason="r")
+    assert worth_asking(near, 0.29)
+    assert not worth_asking(Verdict(answerable=False, score=0.1, reason="r"), 0.29)
+    assert not worth_asking(Verdict(answerable=True, score=0.9, reason=""), 0.29)
+    named = Verdict(answerable=False, score=0.2, reason="r", missing=("Temporal",))
+    assert not worth_asking(named, 0.29)
