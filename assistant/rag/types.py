@@ -107,9 +107,9 @@ class Retrieval:
     alternative: Retrieval | None = None
     #: The relevance the gate asked of a kept candidate (the project's threshold).
     threshold: float = DEFAULT_THRESHOLD
-    #: What the cross-encoder read: each reading's query and the ids of the chunks it read
-    #: (the first reads the whole head; another only those the ones before left under the gate).
-    readings: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    #: The queries the cross-encoder read the candidates it scored against: `(topic) question`,
+    #: the question without its topic, the request without the situation told before it.
+    readings: list[str] = field(default_factory=list)
 
     @property
     def kept(self) -> list[Candidate]:

@@ -121,11 +121,12 @@ def _ask(
     verdict_ms = stages.get("answerability", 0.0)
     outside_stages = retrieve_ms - sum(v for k, v in stages.items() if k != "answerability")
     before_first = (ready - started) * 1000 - retrieve_ms - verdict_ms
-    pairs = sum(len(ids) for _, ids in retrieval.readings)
-    if pairs and "rerank" in stages:
-        # The cost of one (question, chunk) pair read by the cross-encoder: the project's
-        # *Reranked* knob sets how many chunks the first reading reads.
-        stages["rerank_per_chunk"] = stages["rerank"] / pairs
+    reranked = sum(1 for c in retrieval.candidates if c.relevance is not None)
+    if reranked and retrieval.readings and "rerank" in stages:
+        # The cost of one more chunk read once by the cross-encoder: the project's *Reranked*
+        # knob (each chunk is read with every reading: with and without the page's topic, and
+        # the request alone when the question tells a situation first).
+        stages["rerank_per_chunk"] = stages["rerank"] / reranked / len(retrieval.readings)
     measured = {
         **stages,
         "retrieve_rerank_gate": retrieve_ms,
@@ -154,14 +155,12 @@ def _floor(
         depth = retriever.search_depth(settings)
         vectors = embedder.embed_queries(searched)
         times["search"] = sum(floor.search.time_ms(vector, depth) for vector in vectors)
-    if floor.rerank is not None and retrieval.readings:
-        # Each reading the retriever made, of the passages it read: with a topic, the question
-        # with it, then without it those the first left under the gate.
-        by_id = {c.chunk.id: passage_text(c.chunk) for c in retrieval.candidates}
+    reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]
+    if floor.rerank is not None and reranked:
+        # Each reading the retriever made (Retrieval.readings), of the chunks it scored.
         times["rerank"] = sum(
-            floor.rerank.time_ms(floor.rerank.prepare(text, [by_id[i] for i in ids]))
-            for text, ids in retrieval.readings
-            if ids
+            floor.rerank.time_ms(floor.rerank.prepare(text, reranked))
+            for text in retrieval.readings
         )
     if len(times) == len(FLOORED):
         times["retrieve_rerank_gate"] = sum(times.values())

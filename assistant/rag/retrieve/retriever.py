@@ -175,7 +175,7 @@ class Retriever:
             head = candidates[:read]
             passages = [passage_text(c.chunk) for c in head]
             scores = self.reranker.score(query, passages)
-            readings = [(query, tuple(c.chunk.id for c in head))]
+            readings: list[str] = [query]
             # Other readings, each passage counting as relevant as its best: the question
             # without its page's topic (`bare`: a question that names a subject of its own is
             # read on its words, not on a page's it was asked from: "how do I switch to the
@@ -185,7 +185,7 @@ class Retriever:
             for reading in (bare, also):
                 if reading:
                     other = self.reranker.score(reading, passages)
-                    readings.append((reading, readings[0][1]))
+                    readings.append(reading)
                     scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
             for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)

@@ -251,6 +251,8 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         report["config"]["queries"] = str(options["queries"])
         report["config"]["retrieval"] = options["retrieval"]
+        if options["answers"]:
+            report["config"]["judge"] = options["judge"] or "the generator"
         self._write(report, queries, options)
         self.stdout.write(format_site(report))
         self.stdout.write(self._format(report))
