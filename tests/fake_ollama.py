@@ -22,6 +22,7 @@ import select
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -77,6 +78,9 @@ class FakeOllama:
     def __init__(self, models: tuple[str, ...] = ("llama3.2", "nomic-embed-text")) -> None:
         self.models = set(models)
         self.tokens: list[str] = ["The", " answer", " is", " 42", "."]
+        #: When set, a chat request's tokens are what it returns for the request's messages
+        #: (a model asked different things in one test), instead of `tokens`.
+        self.reply: Callable[[list[dict[str, Any]]], list[str]] | None = None
         self.stall_before_first_token = 0.0  # seconds before headers + first line
         self.stall_between_tokens = 0.0  # seconds between two lines
         self.stall_before_embedding = 0.0  # seconds before an /api/embed answer
@@ -269,7 +273,7 @@ class _OllamaHandler(BaseHTTPRequestHandler):
 
     def _chat(self, recorded: Recorded, body: dict[str, Any]) -> None:
         fake = self.fake
-        tokens = list(fake.tokens)
+        tokens = list(fake.reply(body["messages"]) if fake.reply else fake.tokens)
         done_reason = "stop"
         num_predict = (body.get("options") or {}).get("num_predict")
         if isinstance(num_predict, int) and 0 <= num_predict < len(tokens):

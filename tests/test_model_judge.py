@@ -13,7 +13,7 @@ import pytest
 
 from assistant.models import Interaction, Project
 from assistant.rag.judge.answerability import Verdict
-from assistant.rag.judge.model_judge import SYSTEM, said_yes, worth_asking
+from assistant.rag.judge.model_judge import DRAFT_SYSTEM, SYSTEM, draft_of, said_yes, worth_asking
 from assistant.rag.types import SORRY
 from assistant.wiring import resilience, runtime
 from ingestion.models import Source, SyncRun
@@ -97,19 +97,20 @@ def test_the_models_yes_answers_with_the_quote(model) -> None:  # noqa: ANN001
 
 def test_a_model_that_cannot_say_in_time_leaves_the_refusal_at_once(model) -> None:  # noqa: ANN001
     model.tokens = ["Yes"]
-    model.stall_before_first_token = 4.0
+    model.stall_before_first_token = 6.0
     project = students(Project.Generator.OLLAMA)
 
     started = time.monotonic()
     result = asking.ask(project=project, question=UNSURE)
 
     assert result.refused and result.answer == SORRY
-    assert time.monotonic() - started < 4.0  # the judge's 1.5 s, not the model's stall
+    # The judge's 1.5 s, then the draft's (the second reading), not the model's stall.
+    assert time.monotonic() - started < 6.0
     logged = Interaction.objects.get(answer_id=result.answer_id).answerability
     assert logged["judged_by"] == ""
 
 
-def test_a_clear_answer_and_a_clear_miss_ask_no_model(model) -> None:  # noqa: ANN001
+def test_a_clear_answer_and_a_clear_miss_ask_no_judgement(model) -> None:  # noqa: ANN001
     model.tokens = ["Yes"]
     project = students(Project.Generator.OLLAMA)
 
@@ -118,6 +119,9 @@ def test_a_clear_answer_and_a_clear_miss_ask_no_model(model) -> None:  # noqa: A
 
     assert not answered.refused and far.refused
     assert judgements(model) == []
+    # The miss is read a second time in the model's draft ("Yes" finds nothing): the answered
+    # question never is.
+    assert drafts_asked(model) == ["Which university e-mail domains are accepted?"]
 
 
 def test_a_project_that_quotes_asks_no_model(model) -> None:  # noqa: ANN001
@@ -146,3 +150,116 @@ def test_only_a_refusal_near_the_threshold_for_no_missing_name_is_put_to_the_mod
     assert not worth_asking(Verdict(answerable=True, score=0.9, reason=""), 0.29)
     named = Verdict(answerable=False, score=0.2, reason="r", missing=("Temporal",))
     assert not worth_asking(named, 0.29)
+
+
+# -- the second reading: a question in the reader's words, read again in the model's draft --
+
+SETTINGS_PAGE = b"""# Settings
+
+## PRAGMA user_version
+
+The user_version pragma gets or sets the user-version integer, stored at offset 60 in the
+database header. SQLite itself never uses it: an application may keep the version of its own
+schema there and read it back with PRAGMA user_version.
+
+## PRAGMA busy_timeout
+
+The busy_timeout pragma sets a busy handler that sleeps when a table is locked, for at most the
+given number of milliseconds.
+"""
+#: Asked in the reader's words: the cross-encoder reads the user_version entry 0.00 against it.
+READERS_WORDS = "Where can my app remember which of its migrations already ran?"
+DRAFT = "Use PRAGMA user_version to store the schema version."
+
+
+def settings_project() -> Project:
+    project = Project.objects.create(
+        name=f"settings-{uuid.uuid4().hex[:8]}", generator=Project.Generator.OLLAMA,
+        check_llm_answers=True,
+    )  # fmt: skip
+    files = Source.objects.create(project=project, kind=Source.Kind.FILES, name="files")
+    source_file_add(source=files, name="settings.md", data=SETTINGS_PAGE)
+    assert source_sync(source=files).status == SyncRun.Status.SUCCEEDED
+    return project
+
+
+def a_model(*, draft: str, verdict: str, written: str = "Use PRAGMA user_version [1].") -> object:
+    """The model's replies by what it is asked: a draft, a judgement, or a written answer."""
+
+    def reply(messages: list[dict[str, object]]) -> list[str]:
+        system = messages[0]["content"]
+        if system == DRAFT_SYSTEM:
+            return [draft]
+        if system == SYSTEM:
+            return [verdict]
+        return [written]
+
+    return reply
+
+
+def drafts_asked(model: FakeOllama) -> list[str]:
+    return [
+        r.body["messages"][-1]["content"]
+        for r in model.requests_to("/api/chat")
+        if r.body["messages"][0]["content"] == DRAFT_SYSTEM
+    ]
+
+
+def test_a_question_in_the_readers_words_is_answered_from_the_models_draft(model) -> None:  # noqa: ANN001
+    model.reply = a_model(draft=DRAFT, verdict="Yes")
+    project = settings_project()
+
+    result = asking.ask(project=project, question=READERS_WORDS, write_within=5)
+
+    assert not result.refused
+    assert "user_version" in result.quote and "busy" not in result.quote
+    assert drafts_asked(model) == [READERS_WORDS]
+    # The model judged the passages the draft found against the question as asked.
+    [asked] = judgements(model)
+    assert READERS_WORDS in asked and DRAFT not in asked and "offset 60" in asked
+    logged = Interaction.objects.get(answer_id=result.answer_id).answerability
+    assert logged["read_as"] == DRAFT and logged["judged_by"].startswith("ollama:")
+
+
+def test_the_models_no_on_what_its_draft_found_leaves_the_refusal(model) -> None:  # noqa: ANN001
+    model.reply = a_model(draft=DRAFT, verdict="No")
+    project = settings_project()
+
+    result = asking.ask(project=project, question=READERS_WORDS)
+
+    assert result.refused and result.answer == SORRY
+    assert len(drafts_asked(model)) == 1 and len(judgements(model)) == 1
+
+
+def test_a_draft_that_finds_nothing_asks_no_judgement(model) -> None:  # noqa: ANN001
+    # Another product's setting: the draft names it, nothing in the documents reads as it.
+    model.reply = a_model(draft="Set shared_buffers in postgresql.conf.", verdict="Yes")
+    project = settings_project()
+
+    result = asking.ask(project=project, question="How do I set shared_buffers in postgresql.conf?")
+
+    assert result.refused and result.answer == SORRY
+    assert len(drafts_asked(model)) == 1 and judgements(model) == []
+
+
+def test_a_model_that_cannot_draft_in_time_leaves_the_refusal(model) -> None:  # noqa: ANN001
+    model.reply = a_model(draft=DRAFT, verdict="Yes")
+    model.stall_before_first_token = 6.0
+    project = settings_project()
+
+    started = time.monotonic()
+    result = asking.ask(project=project, question=READERS_WORDS)
+
+    assert result.refused and result.answer == SORRY
+    assert time.monotonic() - started < 6.0  # the draft's 1.5 s budget, not the model's stall
+    assert judgements(model) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "draft"),
+    [("Use `PRAGMA user_version`. It is an integer.", "Use PRAGMA user_version."),
+     ("Run  the `.dump` command\nthen gzip it", "Run the .dump command"),
+     ("", "")],
+)  # fmt: skip
+def test_a_draft_is_its_first_sentence_without_code_marks(said: str, draft: str) -> None:
+    assert draft_of(said) == draft

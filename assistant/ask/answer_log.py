@@ -28,6 +28,8 @@ def verdict_log(verdict: Verdict | None) -> dict[str, Any]:
         "best_sentence": verdict.best_sentence,
         # The model asked for a second opinion on a refusal the check was unsure of.
         "judged_by": verdict.judged_by,
+        # The model's draft the passages were found by, when the question as asked found none.
+        "read_as": verdict.read_as,
     }
 
 

@@ -6,13 +6,14 @@ whatever the model does."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from assistant.rag.answer import Answer, Fallback
 from assistant.rag.judge.answerability import Answerability, Verdict
 from assistant.rag.judge.model_judge import ModelJudge, worth_asking
+from assistant.rag.judge.unsaid import unsaid
 from assistant.rag.ports import Generator, Retrieves, SectionLookup
 from assistant.rag.reading.question_parts import question_parts
 from assistant.rag.retrieve.queries import previous_question
@@ -71,18 +72,32 @@ class Pipeline:
     def answer(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
     ) -> Answer:
-        return self.respond(question, self.retriever.retrieve(question, settings, where))
+        def again(asked: Question) -> Retrieval:
+            return self.retriever.retrieve(asked, settings, where)
 
-    def respond(self, question: Question, retrieval: Retrieval) -> Answer:
-        """Everything after retrieval (the evaluation runner calls it with its own)."""
+        return self.respond(question, again(question), again=again)
+
+    def respond(
+        self,
+        question: Question,
+        retrieval: Retrieval,
+        *,
+        again: Callable[[Question], Retrieval] | None = None,
+    ) -> Answer:
+        """Everything after retrieval (the evaluation runner calls it with its own); `again`
+        retrieves for the question read a second time, before a refusal."""
         if retrieval.query_form == "with_history":
             question = replace(question, leans_on=previous_question(question))
         kept = retrieval.kept
-        if not kept:
-            # Nothing relevant: say so plainly and never ask a generator to improvise.
-            return _refused(retrieval)
         verdict = None
-        if self.answerability is not None:
+        if not kept:
+            drafted = self._second_reading(question, retrieval, again)
+            if drafted is None:
+                # Nothing relevant: say so plainly and never ask a generator to improvise.
+                return _refused(retrieval)
+            question, retrieval, verdict = drafted
+            kept = retrieval.kept
+        elif self.answerability is not None:
             verdict = self.answerability.judge(question, kept, retrieval.candidates)
             retrieval.timings_ms["answerability_ms"] = verdict.ms
             if retrieval.alternative is not None:
@@ -92,7 +107,13 @@ class Pipeline:
                 verdict = self._a_part_answered(question, kept, verdict, retrieval.threshold)
                 retrieval.timings_ms["answerability_ms"] = verdict.ms
             verdict = self._second_opinion(question, kept, verdict, self.answerability, retrieval)
-            if not verdict.answerable:
+            drafted = None
+            if not verdict.answerable and not verdict.missing:
+                drafted = self._second_reading(question, retrieval, again)
+            if drafted is not None:
+                question, retrieval, verdict = drafted
+                kept = retrieval.kept
+            elif not verdict.answerable:
                 # On topic, but no sentence answers: refusing beats quoting a near miss.
                 return _refused(retrieval, verdict)
         fallback = self.fallback
@@ -150,6 +171,46 @@ class Pipeline:
         if said:
             return replace(verdict, answerable=True, reason="", judged_by=judge.id)
         return replace(verdict, judged_by=judge.id)
+
+    def _second_reading(
+        self,
+        question: Question,
+        retrieval: Retrieval,
+        again: Callable[[Question], Retrieval] | None,
+    ) -> tuple[Question, Retrieval, Verdict] | None:
+        """Nothing to answer from as asked, in the reader's words. Where the project has a
+        model, it drafts the answer in one sentence, in the terms the documents would use
+        ("PRAGMA user_version" for "keep my own schema version number"); the draft is searched
+        and read (Retriever._drafted), and what passes the same gate is answered from only when
+        it names nothing the documents lack and the model, reading it, says it answers the
+        question as asked. None: the refusal stands."""
+        judge = self.judge
+        if judge is None or again is None or question.draft:
+            return None
+        timings = retrieval.timings_ms
+        started = time.perf_counter()
+        draft = judge.drafts(question)
+        timings["draft_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        if not draft:
+            return None
+        drafted = replace(question, draft=draft)
+        found = again(drafted)
+        retrieval.second_reading = found
+        timings.update({f"drafted_{k}": v for k, v in found.timings_ms.items()})
+        kept = found.kept
+        before = {c.chunk.id for c in retrieval.kept}
+        if all(c.chunk.id in before for c in kept) or unsaid(question.text, kept, found.candidates):
+            # Nothing new passed (the question as asked already kept these, and they did not
+            # answer it), or the question names what the documents lack.
+            return None
+        started = time.perf_counter()
+        said = judge.answers(question, kept)
+        timings["judge_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        if not said:
+            return None
+        found.timings_ms = timings
+        verdict = Verdict(True, 0.0, "", judged_by=judge.id, read_as=draft)
+        return drafted, found, verdict
 
     def _better_form(
         self, question: Question, retrieval: Retrieval, verdict: Verdict

@@ -30,6 +30,10 @@ class Question:
     #: joined are the ones answered from: sentences are then judged against both together
     #: ("How do I export my data? How long does it take?").
     leans_on: str = ""
+    #: The project's model's one-sentence answer in the documents' terms, when the question
+    #: as asked found nothing to answer from: the second reading searches and reads it
+    #: (answering.py, model_judge.py). The question stays what is judged and answered.
+    draft: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +114,9 @@ class Retrieval:
     #: The queries the cross-encoder read the candidates it scored against: `(topic) question`,
     #: the question without its topic, the request without the situation told before it.
     readings: list[str] = field(default_factory=list)
+    #: For a question that found nothing to answer from as asked: what the second reading, in
+    #: the project's model's draft, found (answering.py); its `query` is the draft.
+    second_reading: Retrieval | None = None
 
     @property
     def kept(self) -> list[Candidate]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import mean
 from typing import Any
 
@@ -137,11 +137,12 @@ def answer_outcome(
     query: Query,
     question: Question,
     retrieval: Retrieval,
+    again: Callable[[Question], Retrieval] | None = None,
 ) -> tuple[dict[str, Any], Retrieval]:
     """The per-question outcome of the answer: `answered`/`refused` (the final text, so the
     answerability check's refusals count) and, where gold answers exist, the scores; and the
     retrieval the answer was made from."""
-    answer = pipeline.respond(question, retrieval)
+    answer = pipeline.respond(question, retrieval, again=again)
     retrieval = answer.retrieval
     started = time.perf_counter()
     try:
@@ -196,6 +197,13 @@ def answer_outcome(
         if "judge_ms" in retrieval.timings_ms:  # the model was asked for a second opinion
             outcome["judged_by"] = verdict.judged_by or "no answer in time"
             outcome["judge_ms"] = retrieval.timings_ms["judge_ms"]
+    if "draft_ms" in retrieval.timings_ms:  # read a second time, in the model's draft
+        outcome["draft_ms"] = retrieval.timings_ms["draft_ms"]
+        second = retrieval if retrieval.query_form == "drafted" else retrieval.second_reading
+        if second is not None:
+            outcome["draft"] = second.query
+            if refused:
+                outcome["second_reading"] = kept_report(index, second.kept)
     if refused:
         return outcome, retrieval
     plain = without_markers(text)
@@ -257,6 +265,7 @@ def answer_step(
         sections=sections,
         judge_choice=judge,
     )
-    return lambda query, question, retrieval: answer_outcome(
-        pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval
-    )
+    return lambda query, question, retrieval, again: answer_outcome(
+        pipeline=pipeline, index=index, query=query, question=question, retrieval=retrieval,
+        again=again,
+    )  # fmt: skip

@@ -29,7 +29,11 @@ from measuring.evaluation.metrics import (
 #: join the question's, its `answered`/`refused` replacing the gate's. It also returns the
 #: retrieval the answer was made from: for a follow-up, the answer may come from the form
 #: joined to the previous question (Retrieval.alternative), and the ranking is scored on it.
-AnswerStep = Callable[[Query, Question, Retrieval], tuple[dict[str, Any], Retrieval]]
+#: Answers one question from its retrieval; the last argument retrieves for the question read
+#: a second time (Pipeline.respond's `again`).
+AnswerStep = Callable[
+    [Query, Question, Retrieval, Callable[[Question], Retrieval]], tuple[dict[str, Any], Retrieval]
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +71,9 @@ def evaluate(
         retrieval = _timed_retrieval(retriever, question, settings, tally.stages)
         answered: dict[str, Any] = {}
         if answer is not None:
-            answered, retrieval = answer(query, question, retrieval)
+            answered, retrieval = answer(
+                query, question, retrieval, lambda asked: retriever.retrieve(asked, settings)
+            )
         outcome = _outcome(query, retrieval, index=index, rerank=config.rerank, tally=tally)
         outcome.update(answered)
         tally.outcomes.append(outcome)

@@ -291,3 +291,29 @@ def test_a_refusal_the_check_is_unsure_of_shows_the_models_second_opinion(
     assert judged, html[:2000]
     assert "ollama:llama3.2 said the passages do not answer" in " ".join(judged.group(1).split())
     assert "the assistant says it doesn't know" in html
+
+
+def test_an_answer_from_the_second_reading_shows_the_models_draft(
+    staff_client, settings, tmp_path, fake_ollama
+):
+    from assistant.models import Project
+    from assistant.wiring import runtime
+    from tests.test_model_judge import DRAFT, READERS_WORDS, a_model, settings_project
+
+    settings.DATA_DIR = tmp_path
+    settings.OLLAMA_HOST = fake_ollama.url
+    settings.ASKDOCS_JUDGE_WITHIN = 5
+    fake_ollama.reply = a_model(draft=DRAFT, verdict="Yes")
+    runtime.reset()
+    try:
+        project = settings_project()
+        html = staff_client.get(
+            "/admin/sandbox/", {"question": READERS_WORDS, "project": project.pk}
+        ).content.decode()
+    finally:
+        runtime.reset()
+    read = re.search(r'data-testid="read-as">(.*?)</span>', html, re.S)
+    assert read, html[:2000]
+    said = " ".join(read.group(1).split())
+    assert "ollama:llama3.2 put it in the documents' terms, “Use PRAGMA user_version" in said
+    assert "user_version" in html and "the assistant says it doesn't know" not in html

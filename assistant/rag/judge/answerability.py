@@ -77,6 +77,9 @@ class Verdict:
     #: The model that was asked for a second opinion on a refusal (model_judge.py), "" when
     #: none was; `answerable` is then what it said.
     judged_by: str = ""
+    #: The model's draft the passages were found and read by, when the question as asked found
+    #: nothing to answer from (answering.py, the second reading); "" otherwise.
+    read_as: str = ""
 
 
 #: Key words a passage must share with a question for full coverage. Questions of the dev

@@ -10,6 +10,10 @@ the check would refuse, but not by far, is put to the project's model, and answe
 model says the passages hold the answer. Far under the threshold, on the gate's own refusal, or
 on a name the documents lack (unsaid.py), nothing is asked.
 
+The same model drafts, for a question that would be refused, its one-sentence answer in the
+documents' terms (`ModelJudge.drafts`): the second reading searches and reads that draft
+(answering.py), and the model then judges what it found against the question as asked.
+
 The model is asked through the `Generator` port, as it is asked to write (a local model, an
 Ollama server or an OpenAI-compatible one), for one word, under a time budget: a model that is
 busy, down or slow leaves the check's refusal standing.
@@ -44,6 +48,16 @@ SYSTEM = (
 )
 _WORD = re.compile(r"[a-z]+")
 
+#: Asked for a draft: the answer in one sentence, in the documents' own terms, which the
+#: reader's words often are not ("keep my own schema version number" for `user_version`).
+DRAFT_SYSTEM = (
+    "Answer the user's question about the software in one short sentence, naming the exact "
+    "command, option, setting, statement or function to use."
+)
+#: A draft longer than this stops there: the terms come first, and a long draft is slow.
+DRAFT_CHARS = 240
+_SENTENCE_END = re.compile(r"[.!?](\s|$)|\n")
+
 logger = logging.getLogger(__name__)
 
 
@@ -73,6 +87,23 @@ def judge_prompt(question: Question, passages: Sequence[Candidate]) -> Prompt:
     )
 
 
+def draft_prompt(question: Question) -> Prompt:
+    """The question alone, for a one-sentence answer in the documents' terms."""
+    return Prompt(
+        system=DRAFT_SYSTEM, messages=(Turn("user", asked(question)),), question=question,
+        passages=(),
+    )  # fmt: skip
+
+
+def draft_of(text: str) -> str:
+    """The draft's first sentence or line, without Markdown's code marks."""
+    text = text.strip()
+    end = _SENTENCE_END.search(text)
+    if end is not None:
+        text = text[: end.start() + 1]
+    return " ".join(text.replace("`", "").split())[:DRAFT_CHARS]
+
+
 def said_yes(text: str) -> bool | None:
     """The model's first word: True for yes, False for no, None for anything else."""
     word = _WORD.search(text.lower())
@@ -97,37 +128,59 @@ class ModelJudge:
         self.clock = clock
 
     def answers(self, question: Question, passages: Sequence[Candidate]) -> bool | None:
-        replies: queue.Queue[bool | None] = queue.Queue(maxsize=1)
-        prompt = judge_prompt(question, passages)
+        said = self._ask(judge_prompt(question, passages), _first_word_said)
+        return None if said is None else said_yes(said)
+
+    def drafts(self, question: Question) -> str:
+        """The model's one-sentence answer from what it knows, in the terms the documents
+        would use: searched and read as a second reading of a question that found nothing
+        (answering.py). "" when it says nothing in time."""
+        said = self._ask(draft_prompt(question), _sentence_said)
+        return draft_of(said or "")
+
+    def _ask(self, prompt: Prompt, enough: Callable[[str], bool]) -> str | None:
+        """What the model said until `enough` of it, within the budget; None when it could not
+        say anything in time."""
+        replies: queue.Queue[str | None] = queue.Queue(maxsize=1)
         deadline = self.clock() + self.within
 
         def ask() -> None:
-            verdict: bool | None = None
+            said: str | None = None
             parts = self.generator.stream(prompt)
-            said = ""
+            text = ""
             try:
                 for part in parts:
                     if isinstance(part, str):
-                        said += part
-                        if _WORD.search(said.lower()) and not said.lower().rstrip()[-1:].isalpha():
-                            break  # a whole first word
-                        if len(said) > 40:
+                        text += part
+                        if enough(text):
                             break
                     if self.clock() > deadline:
                         break
-                verdict = said_yes(said)
+                said = text
             except GeneratorUnavailable as exc:
-                logger.info("%s could not judge: %s", self.id, exc)
+                logger.info("%s could not answer: %s", self.id, exc)
             except Exception:  # noqa: BLE001 - a second opinion that fails leaves the refusal
-                logger.exception("%s failed to judge", self.id)
+                logger.exception("%s failed to answer", self.id)
             finally:
                 close = getattr(parts, "close", None)
                 if close is not None:
                     close()
-                replies.put(verdict)
+                replies.put(said)
 
         threading.Thread(target=ask, name="model-judge", daemon=True).start()
         try:
             return replies.get(timeout=self.within)
         except queue.Empty:
             return None
+
+
+def _first_word_said(text: str) -> bool:
+    return (
+        bool(_WORD.search(text.lower()))
+        and not text.lower().rstrip()[-1:].isalpha()
+        or (len(text) > 40)
+    )
+
+
+def _sentence_said(text: str) -> bool:
+    return bool(_SENTENCE_END.search(text)) or len(text) > DRAFT_CHARS

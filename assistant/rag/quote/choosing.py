@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from assistant.rag.quote.fixes import on_to_the_fix
 from assistant.rag.quote.sections import WINDOW_CANDIDATES, WINDOW_MARGIN, quote_from
 from assistant.rag.quote.text import CODE_SPAN, whole_text
-from assistant.rag.reading.scoring import SentenceScorer, logit, sentence_query
+from assistant.rag.reading.scoring import SentenceScorer, logit, read_for
 from assistant.rag.reading.units import Unit
 from assistant.rag.types import Candidate, Question
 
@@ -75,7 +75,7 @@ def best_quote(
     shown = any(u.kind != "sentence" for q, _ in quotes for u in q)
     if len(quotes) > 1 and shown:
         texts = [whole_text(q, passages) for q, _ in quotes]
-        read = scorer(sentence_query(question), texts)
+        read = read_for(question, texts, scorer)
         # max() keeps the first of equals: the quote of the better sentence.
         quote = max(zip(quotes, read, strict=True), key=lambda pair: pair[1])[0][0]
     else:
@@ -161,7 +161,7 @@ def _more(
     if not others:
         return []
     whole = [quote, *others]
-    read = scorer(sentence_query(question), [whole_text(q, passages) for q in whole])
+    read = read_for(question, [whole_text(q, passages) for q in whole], scorer)
     floor = max(0.0, logit(read[0]) - MORE_MARGIN)
     near = [q for q, p in zip(others, read[1:], strict=True) if logit(p) >= floor]
     return [unit for q in near[:MORE_QUOTES] for unit in q]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from assistant.rag.quote.sections import MAX_CODE_LINES, introduces_code
 from assistant.rag.quote.text import CODE_SPAN, whole_text
-from assistant.rag.reading.scoring import SentenceScorer, logit, sentence_query
+from assistant.rag.reading.scoring import SentenceScorer, logit, read_for
 from assistant.rag.reading.units import Unit
 from assistant.rag.types import Candidate, Question
 
@@ -79,7 +79,7 @@ def on_to_the_fix(
     if not options:
         return quote
     texts = [whole_text(quote, passages), *(whole_text([*quote, *f], passages) for f in options)]
-    read = [logit(p) for p in scorer(sentence_query(question), texts)]
+    read = [logit(p) for p in read_for(question, texts, scorer)]
     best = max(range(len(options)), key=lambda i: read[i + 1])
     return [*quote, *options[best]] if read[best + 1] > read[0] else quote
 

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from assistant.rag.reading.scoring import SentenceScorer, asked, logit, sentence_query
+from assistant.rag.reading.scoring import SentenceScorer, asked, logit, read_for, sentence_query
 from assistant.rag.reading.units import Unit
 from assistant.rag.types import Question
 
@@ -21,7 +21,7 @@ def ranked(
     margin: float,
 ) -> list[tuple[Unit, float]]:
     """Each unit with its logit for the question, best first."""
-    scores = scorer(sentence_query(question), texts)
+    scores = read_for(question, texts, scorer)
     scores = _better_of_topic(question, texts, scores, scorer)
     if question.leans_on:
         # Read with the previous question, every sentence of its answer fits again: a

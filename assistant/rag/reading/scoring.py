@@ -44,6 +44,18 @@ def sentence_query(question: Question) -> str:
     return f"({topic}) {text}" if topic else text
 
 
+def read_for(question: Question, texts: Sequence[str], scorer: SentenceScorer) -> list[float]:
+    """Each text read against the question's sentence form; for a question found by the
+    model's draft (answering.py, the second reading), the better of that and the draft: the
+    text that answers is in the documents' terms, which the reader's words did not reach
+    ("PRAGMA integrity_check" for "check whether the db file is now corrupted")."""
+    scores = scorer(sentence_query(question), texts)
+    if not question.draft:
+        return scores
+    drafted = scorer(question.draft, texts)
+    return [max(a, b) for a, b in zip(scores, drafted, strict=True)]
+
+
 class CrossEncoderScorer:
     """A `SentenceScorer` on the reranker. It remembers recent scores, so the answerability
     check and the answerer pay for a sentence once per question."""

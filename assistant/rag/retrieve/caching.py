@@ -87,6 +87,10 @@ class CachingRetriever:
     def retrieve(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
     ) -> Retrieval:
+        if question.draft:
+            # A second reading in the model's words is one question's last try, not a
+            # repeated question: the model says it differently every time.
+            return self.inner.retrieve(question, settings, where)
         started = self.clock()
         query = retrieval_query(question)
         # A question after another may be read after it (a follow-up, or a question that finds

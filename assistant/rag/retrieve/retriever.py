@@ -18,6 +18,7 @@ from assistant.rag.retrieve.queries import (
     joined_query,
     leans_on_history,
     request_query,
+    retrieval_query,
     search_queries,
 )
 from assistant.rag.types import Candidate, Question, Retrieval, Settings
@@ -65,6 +66,8 @@ class Retriever:
     def retrieve(
         self, question: Question, settings: Settings, where: Mapping[str, Any] | None = None
     ) -> Retrieval:
+        if question.draft:
+            return self._drafted(question, settings, where)
         texts = search_queries(question)
         follow_up = follow_up_query(question)
         started = self.clock()
@@ -115,6 +118,23 @@ class Retriever:
             return alone
         joined.timings_ms = {"embed_ms": embed_ms, **joined.timings_ms}
         return joined
+
+    def _drafted(
+        self, question: Question, settings: Settings, where: Mapping[str, Any] | None
+    ) -> Retrieval:
+        """The second reading (answering.py): the model's draft, in the documents' terms, is
+        searched by its vector and its words, and the cross-encoder reads what it finds against
+        the draft and against the question as asked, the better reading counting; the same
+        gate keeps what passes."""
+        draft = " ".join(question.draft.split())
+        started = self.clock()
+        vectors = self.embedder.embed_queries([draft])
+        embed_ms = _ms(started, self.clock())
+        found = self._rank(draft, [draft], vectors, settings, where,
+                           also=retrieval_query(question))  # fmt: skip
+        found.query_form = "drafted"
+        found.timings_ms = {"embed_ms": embed_ms, **found.timings_ms}
+        return found
 
     def search_depth(self, settings: Settings) -> int:
         """How many vector hits a search text asks the store for: deeper beside the word
