@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from assistant.models import Interaction
+from assistant.rag.judge.model_judge import DRAFT_SYSTEM
+from assistant.rag.types import SORRY
 from assistant.rag.write.prompting import REMINDER
 from assistant.wiring import runtime
 from tests import asking
@@ -56,10 +58,13 @@ def test_it_streams_the_ollama_answer_grounded_in_the_kept_chunks(ollama_project
     assert 0 < logged.latency_ms["first_token_ms"] < logged.latency_ms["written_first_ms"]
 
 
-def test_a_refusal_never_reaches_ollama(ollama_project, fake_ollama):
+def test_a_refusal_never_has_ollama_write(ollama_project, fake_ollama):
     result = asking.ask(project=ollama_project, question="Do you offer a student discount?")
-    assert result.refused
-    assert fake_ollama.requests_to("/api/chat") == []
+    assert result.refused and result.answer == SORRY
+    # The model was asked only to draft the question in the documents' terms for a second
+    # reading ("The answer is 42." finds nothing), never to write an answer.
+    asked = [r.body["messages"][0]["content"] for r in fake_ollama.requests_to("/api/chat")]
+    assert asked == [DRAFT_SYSTEM]
 
 
 def test_a_model_that_finds_nothing_leaves_the_quote_standing(ollama_project, fake_ollama):
