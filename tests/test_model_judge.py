@@ -14,7 +14,7 @@ import pytest
 from assistant.models import Interaction, Project
 from assistant.rag.judge.answerability import Verdict
 from assistant.rag.judge.model_judge import DRAFT_SYSTEM, SYSTEM, draft_of, said_yes, worth_asking
-from assistant.rag.types import SORRY
+from assistant.rag.types import SORRY, Question
 from assistant.wiring import resilience, runtime
 from ingestion.models import Source, SyncRun
 from ingestion.sync import source_sync
@@ -263,3 +263,19 @@ def test_a_model_that_cannot_draft_in_time_leaves_the_refusal(model) -> None:  #
 )  # fmt: skip
 def test_a_draft_is_its_first_sentence_without_code_marks(said: str, draft: str) -> None:
     assert draft_of(said) == draft
+
+
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [("Yes, requests can throw an exception when the response is a 404.",
+      "Can requests throw an exception by itself when the response is a 404?"),
+     ("To choose the order of pages in the sidebar, use the Order option in the settings.",
+      "The pages show up in the sidebar in the wrong order, how can I choose the order?")],
+)  # fmt: skip
+def test_a_draft_that_names_nothing_new_is_no_draft(said: str, asked: str) -> None:
+    # Read again, it would be the question again (the option and setting are the request's
+    # own words): nothing to search for that was not searched.
+    assert draft_of(said, Question(asked)) == ""
+    assert draft_of("Yes, use the raise_for_status method.", Question(asked)) == (
+        "use the raise_for_status method."
+    )

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from assistant.rag.judge.answerability import Verdict
 from assistant.rag.ports import Generator, GeneratorUnavailable
 from assistant.rag.reading.scoring import asked
+from assistant.rag.reading.words import content_words
 from assistant.rag.types import Candidate, Prompt, Question, Turn
 
 #: Asked only of a refusal scoring at least this share of the check's threshold. The check's
@@ -57,6 +58,7 @@ DRAFT_SYSTEM = (
 #: A draft longer than this stops there: the terms come first, and a long draft is slow.
 DRAFT_CHARS = 240
 _SENTENCE_END = re.compile(r"[.!?](\s|$)|\n")
+_YES_OR_NO = re.compile(r"^(yes|no)\b[\s,.!:;-]*", re.IGNORECASE)
 
 logger = logging.getLogger(__name__)
 
@@ -95,13 +97,18 @@ def draft_prompt(question: Question) -> Prompt:
     )  # fmt: skip
 
 
-def draft_of(text: str) -> str:
-    """The draft's first sentence or line, without Markdown's code marks."""
-    text = text.strip()
+def draft_of(text: str, question: Question | None = None) -> str:
+    """The draft's first sentence or line, without Markdown's code marks or a leading yes or
+    no; "" when it names nothing the question and the request for it did not already say
+    ("Yes, requests can throw an exception when the response is a 404": read again, it is
+    the question again)."""
+    text = _YES_OR_NO.sub("", text.strip())
     end = _SENTENCE_END.search(text)
     if end is not None:
         text = text[: end.start() + 1]
-    return " ".join(text.replace("`", "").split())[:DRAFT_CHARS]
+    draft = " ".join(text.replace("`", "").split())[:DRAFT_CHARS]
+    said = content_words(DRAFT_SYSTEM) | (content_words(asked(question)) if question else set())
+    return draft if content_words(draft) - said else ""
 
 
 def said_yes(text: str) -> bool | None:
@@ -136,7 +143,7 @@ class ModelJudge:
         would use: searched and read as a second reading of a question that found nothing
         (answering.py). "" when it says nothing in time."""
         said = self._ask(draft_prompt(question), _sentence_said)
-        return draft_of(said or "")
+        return draft_of(said or "", question)
 
     def _ask(self, prompt: Prompt, enough: Callable[[str], bool]) -> str | None:
         """What the model said until `enough` of it, within the budget; None when it could not
