@@ -296,6 +296,7 @@ def test_a_refusal_the_check_is_unsure_of_shows_the_models_second_opinion(
 def test_an_answer_from_the_second_reading_shows_the_models_draft(
     staff_client, settings, tmp_path, fake_ollama
 ):
+    from assistant.models import Project
     from assistant.wiring import runtime
     from tests.test_model_judge import DRAFT, READERS_WORDS, a_model, settings_project
 
