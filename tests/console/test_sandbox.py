@@ -267,51 +267,51 @@ def test_a_question_of_another_subject_than_its_topic_is_read_without_it(staff_c
     assert "couldn't find an answer" not in html
 
 
+def sandbox_with_a_model(client, settings, tmp_path, model, project, question) -> str:  # noqa: ANN001
+    """The sandbox's page for `question` on the project `project()` makes, its model `model`."""
+    from assistant.wiring import runtime
+
+    settings.DATA_DIR = tmp_path
+    settings.OLLAMA_HOST = model.url
+    settings.ASKDOCS_JUDGE_WITHIN = 5
+    runtime.reset()
+    try:
+        made = project()
+        return client.get(
+            "/admin/sandbox/", {"question": question, "project": made.pk}
+        ).content.decode()
+    finally:
+        runtime.reset()
+
+
 @pytest.mark.usefixtures("allow_loopback")
 def test_a_refusal_the_check_is_unsure_of_shows_the_models_second_opinion(
     staff_client, settings, tmp_path, fake_ollama
 ):
     from assistant.models import Project
-    from assistant.wiring import runtime
     from tests.test_model_judge import UNSURE, students
 
-    settings.DATA_DIR = tmp_path
-    settings.OLLAMA_HOST = fake_ollama.url
-    settings.ASKDOCS_JUDGE_WITHIN = 5
     fake_ollama.tokens = ["No"]
-    runtime.reset()
-    try:
-        project = students(Project.Generator.OLLAMA)
-        html = staff_client.get(
-            "/admin/sandbox/", {"question": UNSURE, "project": project.pk}
-        ).content.decode()
-    finally:
-        runtime.reset()
+    html = sandbox_with_a_model(
+        staff_client, settings, tmp_path, fake_ollama,
+        lambda: students(Project.Generator.OLLAMA), UNSURE,
+    )  # fmt: skip
     judged = re.search(r'data-testid="judged-by">(.*?)</span>', html, re.S)
     assert judged, html[:2000]
     assert "ollama:llama3.2 said the passages do not answer" in " ".join(judged.group(1).split())
     assert "the assistant says it doesn't know" in html
 
 
+@pytest.mark.usefixtures("allow_loopback")
 def test_an_answer_from_the_second_reading_shows_the_models_draft(
     staff_client, settings, tmp_path, fake_ollama
 ):
-    from assistant.models import Project
-    from assistant.wiring import runtime
     from tests.test_model_judge import DRAFT, READERS_WORDS, a_model, settings_project
 
-    settings.DATA_DIR = tmp_path
-    settings.OLLAMA_HOST = fake_ollama.url
-    settings.ASKDOCS_JUDGE_WITHIN = 5
     fake_ollama.reply = a_model(draft=DRAFT, verdict="Yes")
-    runtime.reset()
-    try:
-        project = settings_project()
-        html = staff_client.get(
-            "/admin/sandbox/", {"question": READERS_WORDS, "project": project.pk}
-        ).content.decode()
-    finally:
-        runtime.reset()
+    html = sandbox_with_a_model(
+        staff_client, settings, tmp_path, fake_ollama, settings_project, READERS_WORDS
+    )
     read = re.search(r'data-testid="read-as">(.*?)</span>', html, re.S)
     assert read, html[:2000]
     said = " ".join(read.group(1).split())
