@@ -14,6 +14,7 @@ import pytest
 from assistant.models import Interaction, Project
 from assistant.rag.judge.answerability import Verdict
 from assistant.rag.judge.model_judge import DRAFT_SYSTEM, SYSTEM, draft_of, said_yes, worth_asking
+from assistant.rag.reading.scoring import draft_reading, draft_terms
 from assistant.rag.types import SORRY, Question
 from assistant.wiring import resilience, runtime
 from ingestion.models import Source, SyncRun
@@ -257,11 +258,12 @@ def test_a_model_that_cannot_draft_in_time_leaves_the_refusal(model) -> None:  #
 
 @pytest.mark.parametrize(
     ("said", "draft"),
-    [("Use `PRAGMA user_version`. It is an integer.", "Use PRAGMA user_version."),
-     ("Run  the `.dump` command\nthen gzip it", "Run the .dump command"),
+    [("Use `PRAGMA user_version`. It is an integer.", "Use `PRAGMA user_version`."),
+     ("Run  the `.dump` command\nthen gzip it", "Run the `.dump` command"),
+     ("Use `sqlite3_bind_text()` or `sqlite3_bind_int(stmt", "Use `sqlite3_bind_text()` or"),
      ("", "")],
 )  # fmt: skip
-def test_a_draft_is_its_first_sentence_without_code_marks(said: str, draft: str) -> None:
+def test_a_draft_is_its_first_sentence_with_its_code_marks(said: str, draft: str) -> None:
     assert draft_of(said) == draft
 
 
@@ -279,3 +281,10 @@ def test_a_draft_that_names_nothing_new_is_no_draft(said: str, asked: str) -> No
     assert draft_of("Yes, use the raise_for_status method.", Question(asked)) == (
         "use the raise_for_status method."
     )
+
+
+def test_the_names_a_draft_marks_as_code_are_read_before_the_question() -> None:
+    marked = Question("How do I find the id of the new row?", draft="Use `RETURNING` or `rowid`.")
+    assert draft_terms(marked) == "RETURNING rowid How do I find the id of the new row?"
+    assert draft_reading(marked) == "Use RETURNING or rowid."
+    assert draft_terms(Question("How?", draft="Use the returning clause.")) is None

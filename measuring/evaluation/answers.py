@@ -204,6 +204,13 @@ def answer_outcome(
             outcome["draft"] = second.query
             if refused:
                 outcome["second_reading"] = kept_report(index, second.kept)
+                if not second.kept:
+                    # What the draft found, under the gate: to read why nothing passed.
+                    scored = [c for c in second.candidates if c.relevance is not None]
+                    scored.sort(key=lambda c: -(c.relevance or 0.0))
+                    outcome["second_reading_below_gate"] = kept_report(
+                        index, scored[:BELOW_GATE_SHOWN]
+                    )
     if refused:
         return outcome, retrieval
     plain = without_markers(text)

@@ -98,15 +98,18 @@ def draft_prompt(question: Question) -> Prompt:
 
 
 def draft_of(text: str, question: Question | None = None) -> str:
-    """The draft's first sentence or line, without Markdown's code marks or a leading yes or
-    no; "" when it names nothing the question and the request for it did not already say
+    """The draft's first sentence or line, without a leading yes or no (its code marks name
+    its terms: reading/scoring.py draft_terms); "" when it names nothing the question and
+    the request for it did not already say
     ("Yes, requests can throw an exception when the response is a 404": read again, it is
     the question again)."""
     text = _YES_OR_NO.sub("", text.strip())
     end = _SENTENCE_END.search(text)
     if end is not None:
         text = text[: end.start() + 1]
-    draft = " ".join(text.replace("`", "").split())[:DRAFT_CHARS]
+    draft = " ".join(text.split())[:DRAFT_CHARS]
+    if draft.count("`") % 2:
+        draft = draft.rsplit("`", 1)[0].rstrip()  # cut inside a code span
     said = content_words(DRAFT_SYSTEM) | (content_words(asked(question)) if question else set())
     return draft if content_words(draft) - said else ""
 

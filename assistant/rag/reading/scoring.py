@@ -14,6 +14,8 @@ from assistant.rag.ports import Reranker
 from assistant.rag.reading.units import Unit
 from assistant.rag.types import Candidate, Chunk, Question
 
+_MARKED = re.compile(r"`([^`\n]+)`")
+
 #: (query, sentences) -> similarity of each sentence to the query, in input order.
 SentenceScorer = Callable[[str, Sequence[str]], list[float]]
 
@@ -44,16 +46,39 @@ def sentence_query(question: Question) -> str:
     return f"({topic}) {text}" if topic else text
 
 
+def draft_reading(question: Question) -> str:
+    """The model's draft (answering.py, the second reading) as read and searched: without its
+    code marks."""
+    return " ".join(question.draft.replace("`", "").split())
+
+
+def draft_terms(question: Question) -> str | None:
+    """The names the draft marks as code (`PRAGMA integrity_check`, `json_extract`), before
+    the question as asked; None when it marks none. A cross-encoder trained on short web
+    queries reads a whole sentence poorly against the entry it names ("use the JSON_EXTRACT
+    function ..." reads json_extract's entry 0.05), and the name before the question well
+    (0.13 to 0.97), while the question keeps a passage that only repeats the name out."""
+    terms = dict.fromkeys(" ".join(t.split()) for t in _MARKED.findall(question.draft))
+    terms.pop("", None)
+    if not terms:
+        return None
+    return " ".join([*terms, " ".join(question.text.split())])
+
+
 def read_for(question: Question, texts: Sequence[str], scorer: SentenceScorer) -> list[float]:
     """Each text read against the question's sentence form; for a question found by the
-    model's draft (answering.py, the second reading), the better of that and the draft: the
-    text that answers is in the documents' terms, which the reader's words did not reach
-    ("PRAGMA integrity_check" for "check whether the db file is now corrupted")."""
+    model's draft (answering.py, the second reading), the best of that, the draft and the
+    names it marks before the question: the text that answers is in the documents' terms,
+    which the reader's words did not reach ("PRAGMA integrity_check" for "check whether the
+    db file is now corrupted")."""
     scores = scorer(sentence_query(question), texts)
     if not question.draft:
         return scores
-    drafted = scorer(question.draft, texts)
-    return [max(a, b) for a, b in zip(scores, drafted, strict=True)]
+    for reading in (draft_reading(question), draft_terms(question)):
+        if reading:
+            other = scorer(reading, texts)
+            scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
+    return scores
 
 
 class CrossEncoderScorer:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from assistant.rag.ports import ChunkLookup, Embedder, LexicalIndex, Reranker, VectorStore
-from assistant.rag.reading.scoring import passage_text
+from assistant.rag.reading.scoring import draft_reading, draft_terms, passage_text
 from assistant.rag.retrieve.follow_ups import read_in_context
 from assistant.rag.retrieve.gate import best_first, gate
 from assistant.rag.retrieve.queries import (
@@ -124,14 +124,16 @@ class Retriever:
     ) -> Retrieval:
         """The second reading (answering.py): the model's draft, in the documents' terms, is
         searched by its vector and its words, and the cross-encoder reads what it finds against
-        the draft and against the question as asked, the better reading counting; the same
-        gate keeps what passes."""
-        draft = " ".join(question.draft.split())
+        the draft, the names it marks as code before the question, and the question as asked,
+        the best reading counting; the same gate keeps what passes."""
+        draft = draft_reading(question)
         started = self.clock()
         vectors = self.embedder.embed_queries([draft])
         embed_ms = _ms(started, self.clock())
-        found = self._rank(draft, [draft], vectors, settings, where,
-                           also=retrieval_query(question))  # fmt: skip
+        found = self._rank(
+            draft, [draft], vectors, settings, where,
+            bare=draft_terms(question), also=retrieval_query(question),
+        )  # fmt: skip
         found.query_form = "drafted"
         found.timings_ms = {"embed_ms": embed_ms, **found.timings_ms}
         return found
