@@ -13,10 +13,18 @@ import pytest
 
 from assistant.models import Interaction, Project
 from assistant.rag.judge.answerability import Verdict
-from assistant.rag.judge.model_judge import DRAFT_SYSTEM, SYSTEM, draft_of, said_yes, worth_asking
+from assistant.rag.judge.model_judge import (
+    DRAFT_SYSTEM,
+    SYSTEM,
+    ModelJudge,
+    draft_of,
+    said_yes,
+    worth_asking,
+)
 from assistant.rag.reading.scoring import draft_reading, draft_terms
 from assistant.rag.types import SORRY, Question
 from assistant.wiring import resilience, runtime
+from assistant.wiring.generators import generator_for
 from ingestion.models import Source, SyncRun
 from ingestion.sync import source_sync
 from ingestion.uploads import source_file_add
@@ -288,3 +296,13 @@ def test_the_names_a_draft_marks_as_code_are_read_before_the_question() -> None:
     assert draft_terms(marked) == "RETURNING rowid How do I find the id of the new row?"
     assert draft_reading(marked) == "Use RETURNING or rowid."
     assert draft_terms(Question("How?", draft="Use the returning clause.")) is None
+
+
+def test_a_draft_is_not_cut_at_a_stop_that_starts_a_name(model) -> None:  # noqa: ANN001
+    # Streamed as the model writes it: "from ." then "html" must not end the sentence.
+    model.reply = lambda messages: ["Set use_directory_urls to go from .", "html links", " back."]
+    judge = ModelJudge(generator_for("ollama"), within=5)
+
+    assert judge.drafts(Question("Links should end in .html?")) == (
+        "Set use_directory_urls to go from .html links back."
+    )

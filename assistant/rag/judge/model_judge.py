@@ -58,6 +58,9 @@ DRAFT_SYSTEM = (
 #: A draft longer than this stops there: the terms come first, and a long draft is slow.
 DRAFT_CHARS = 240
 _SENTENCE_END = re.compile(r"[.!?](\s|$)|\n")
+#: The same while the model still writes: a stop at the end of what came so far may be the
+#: start of a name (".html", ".dump"), so only a stop with a space or line after it counts.
+_SENTENCE_ENDED = re.compile(r"[.!?]\s|\n")
 _YES_OR_NO = re.compile(r"^(yes|no)\b[\s,.!:;-]*", re.IGNORECASE)
 
 logger = logging.getLogger(__name__)
@@ -193,4 +196,4 @@ def _first_word_said(text: str) -> bool:
 
 
 def _sentence_said(text: str) -> bool:
-    return bool(_SENTENCE_END.search(text)) or len(text) > DRAFT_CHARS
+    return bool(_SENTENCE_ENDED.search(text.lstrip())) or len(text) > DRAFT_CHARS
