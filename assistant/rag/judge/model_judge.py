@@ -102,10 +102,9 @@ def draft_prompt(question: Question) -> Prompt:
 
 def draft_of(text: str, question: Question | None = None) -> str:
     """The draft's first sentence or line, without a leading yes or no (its code marks name
-    its terms: reading/scoring.py draft_terms); "" when it names nothing the question and
-    the request for it did not already say
-    ("Yes, requests can throw an exception when the response is a 404": read again, it is
-    the question again)."""
+    its terms: reading/scoring.py draft_terms); "" when it names nothing the question and the
+    request for it did not already say ("Yes, requests can throw an exception when the
+    response is a 404": read again, it is the question again)."""
     text = _YES_OR_NO.sub("", text.strip())
     end = _SENTENCE_END.search(text)
     if end is not None:
