@@ -187,11 +187,9 @@ class ModelJudge:
 
 
 def _first_word_said(text: str) -> bool:
-    return (
-        bool(_WORD.search(text.lower()))
-        and not text.lower().rstrip()[-1:].isalpha()
-        or (len(text) > 40)
-    )
+    """A whole first word came (a word, then something that is no letter), or too much."""
+    whole_word = bool(_WORD.search(text.lower())) and not text.rstrip()[-1:].isalpha()
+    return whole_word or len(text) > 40
 
 
 def _sentence_said(text: str) -> bool:
