@@ -18,6 +18,8 @@ from measuring.evaluation.answerability_fit import (
     threshold_for,
 )
 from measuring.evaluation.answers import cited, oracle, rouge_l, summary, without_markers
+from measuring.evaluation.dataset import Query
+from measuring.evaluation.misses import misses_markdown
 
 
 def kept(*texts: str) -> list[Candidate]:
@@ -147,3 +149,21 @@ def test_fit_answerability_writes_a_model_the_check_reads(tmp_path) -> None:  # 
     strong = {f: 0.0 for f in FEATURES} | {"sentence_logit": 4.0}
     weak = {f: 0.0 for f in FEATURES} | {"sentence_logit": -4.0}
     assert model.probability(strong) >= model.threshold > model.probability(weak)
+
+
+def test_a_miss_read_again_in_the_models_draft_says_what_the_draft_found() -> None:
+    query = Query("sq-006", "Can the INSERT hand the new id back?", frozenset({"a#b"}), True)
+    refused = {
+        "id": "sq-006", "answerable": True, "answered": False, "refused_by": "gate",
+        "draft": "Use the RETURNING clause.", "second_reading_judge_ms": 4210.4,
+        "second_reading": [{"section": "lang_returning.html#overview", "relevance": 0.99}],
+    }  # fmt: skip
+
+    written = misses_markdown([query], [refused])
+
+    assert "- read again as the model's draft: Use the RETURNING clause." in written
+    assert "- the draft's reading kept: lang_returning.html#overview" in written
+    assert "- the model did not say they answer (4210 ms)" in written
+    # A miss that was not read again says nothing of a draft.
+    plain = misses_markdown([query], [{**refused, "draft": None}])
+    assert "draft" not in plain and "## sq-006: refused (by the gate)" in plain

@@ -204,6 +204,10 @@ def answer_outcome(
             outcome["draft"] = second.query
             if refused:
                 outcome["second_reading"] = kept_report(index, second.kept)
+                if "judge_ms" in retrieval.timings_ms and verdict is None:
+                    # A gate refusal whose draft's passages the model did not say yes to:
+                    # it said no, or nothing in time.
+                    outcome["second_reading_judge_ms"] = retrieval.timings_ms["judge_ms"]
                 if not second.kept:
                     # What the draft found, under the gate: to read why nothing passed.
                     scored = [c for c in second.candidates if c.relevance is not None]

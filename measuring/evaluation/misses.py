@@ -60,6 +60,16 @@ def misses_markdown(queries: Sequence[Query], outcomes: Sequence[dict[str, Any]]
             lines.append(f"- key facts: {facts}")
         if outcome.get("refusal_reason"):
             lines.append(f"- why refused: {outcome['refusal_reason']}")
+        if outcome.get("draft"):
+            lines.append(f"- read again as the model's draft: {outcome['draft']}")
+            second = [str(p.get("section", "")) for p in outcome.get("second_reading") or []]
+            if second:
+                lines.append(f"- the draft's reading kept: {', '.join(second)}")
+            if "second_reading_judge_ms" in outcome:
+                lines.append(
+                    "- the model did not say they answer "
+                    f"({outcome['second_reading_judge_ms']:.0f} ms)"
+                )
         if outcome.get("cited"):
             lines.append(f"- cited: {', '.join(outcome['cited'])}")
         lines += ["", "Said:", "", _quoted(outcome.get("answer_text") or "(nothing)"), ""]
