@@ -306,3 +306,36 @@ def test_a_draft_is_not_cut_at_a_stop_that_starts_a_name(model) -> None:  # noqa
     assert judge.drafts(Question("Links should end in .html?")) == (
         "Set use_directory_urls to go from .html links back."
     )
+
+
+def manual_project() -> Project:
+    """The settings page among forty more entries, and a page about reading rows with SELECT:
+    more passages than a search brings, so the draft's search and the question's find
+    different ones."""
+    entries = b"".join(
+        b"\n## PRAGMA cache_slot_%d\n\nThe cache_slot_%d pragma stores an integer in the database "
+        b"header that SQLite reads when it opens the schema.\n" % (n, n)
+        for n in range(40)
+    )
+    rows = b"# Reading rows\n\nA SELECT statement reads the rows of a table, in any order.\n"
+    project = settings_project()
+    files = project.sources.get()
+    source_file_add(source=files, name="settings.md", data=SETTINGS_PAGE + entries)
+    source_file_add(source=files, name="rows.md", data=rows)
+    assert source_sync(source=files).status == SyncRun.Status.SUCCEEDED
+    return project
+
+
+def test_a_keyword_the_asker_copies_from_code_is_no_product_the_documents_lack(model) -> None:  # noqa: ANN001
+    # "SELECT" is a name to `unsaid` (a near miss names a product the documents never met).
+    # The documents do meet it: the question's own search finds the rows page, the draft's
+    # does not. Both readings are the search, so the draft's passages are put to the model.
+    model.reply = a_model(draft=DRAFT, verdict="Yes")
+    project = manual_project()
+    asked = f"At start-up my app runs a SELECT on a table of its own. {READERS_WORDS}"
+
+    result = asking.ask(project=project, question=asked, write_within=5)
+
+    assert not result.refused
+    assert "user_version" in result.quote
+    assert len(judgements(model)) == 1

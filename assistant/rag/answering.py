@@ -199,7 +199,11 @@ class Pipeline:
         timings.update({f"drafted_{k}": v for k, v in found.timings_ms.items()})
         kept = found.kept
         before = {c.chunk.id for c in retrieval.kept}
-        if all(c.chunk.id in before for c in kept) or unsaid(question.text, kept, found.candidates):
+        # What both readings found is the whole search: a name the question copies from the
+        # asker's code ("a second SELECT", "LIKE '%word%'") is met by the words it was asked
+        # in, not always by the draft's, and is no product the documents lack.
+        searched = [*retrieval.candidates, *found.candidates]
+        if all(c.chunk.id in before for c in kept) or unsaid(question.text, kept, searched):
             # Nothing new passed (the question as asked already kept these, and they did not
             # answer it), or the question names what the documents lack.
             return None
