@@ -264,6 +264,25 @@ def test_a_model_that_cannot_draft_in_time_leaves_the_refusal(model) -> None:  #
     assert judgements(model) == []
 
 
+def test_the_draft_and_its_judgement_share_one_deadline(model, settings) -> None:  # noqa: ANN001
+    # Each ask alone fits the budget (1.2 s of 2.0), both together do not: the visitor waits
+    # the budget, not the budget for each ask, and the refusal stands.
+    settings.ASKDOCS_JUDGE_WITHIN = 2.0
+    model.reply = a_model(draft=DRAFT, verdict="Yes")
+    model.stall_before_first_token = 1.2
+    project = settings_project()
+
+    result = asking.ask(project=project, question=READERS_WORDS)
+
+    assert result.refused and result.answer == SORRY
+    assert drafts_asked(model) == [READERS_WORDS]
+    # The judgement had what the draft left, under the 1.2 s the model takes to start; both
+    # together took the budget, not the 2.4 s and more of two whole asks.
+    timings = result.latency_ms
+    assert timings["judge_ms"] < 1200
+    assert timings["draft_ms"] + timings["judge_ms"] < 2000 + 300
+
+
 @pytest.mark.parametrize(
     ("said", "draft"),
     [("Use `PRAGMA user_version`. It is an integer.", "Use `PRAGMA user_version`."),

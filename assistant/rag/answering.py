@@ -90,8 +90,10 @@ class Pipeline:
             question = replace(question, leans_on=previous_question(question))
         kept = retrieval.kept
         verdict = None
+        # One deadline for whatever the model is asked before a refusal stands.
+        until = self.judge.until() if self.judge is not None else None
         if not kept:
-            drafted = self._second_reading(question, retrieval, again)
+            drafted = self._second_reading(question, retrieval, again, until)
             if drafted is None:
                 # Nothing relevant: say so plainly and never ask a generator to improvise.
                 return _refused(retrieval)
@@ -106,10 +108,12 @@ class Pipeline:
             if not verdict.answerable:
                 verdict = self._a_part_answered(question, kept, verdict, retrieval.threshold)
                 retrieval.timings_ms["answerability_ms"] = verdict.ms
-            verdict = self._second_opinion(question, kept, verdict, self.answerability, retrieval)
+            verdict = self._second_opinion(
+                question, kept, verdict, self.answerability, retrieval, until
+            )
             drafted = None
             if not verdict.answerable and not verdict.missing:
-                drafted = self._second_reading(question, retrieval, again)
+                drafted = self._second_reading(question, retrieval, again, until)
             if drafted is not None:
                 question, retrieval, verdict = drafted
                 kept = retrieval.kept
@@ -141,7 +145,7 @@ class Pipeline:
         if verdict is None:
             verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
             verdict = self._second_opinion(
-                question, kept, verdict, fallback.answerability, retrieval
+                question, kept, verdict, fallback.answerability, retrieval, until
             )
         respond = quote_then_write if verdict.answerable else write_alone
         written = respond(writer, prompt, parts, fallback, origins=self.origins)
@@ -157,6 +161,7 @@ class Pipeline:
         verdict: Verdict,
         check: Answerability,
         retrieval: Retrieval,
+        until: float | None = None,
     ) -> Verdict:
         """A refusal the check is unsure of, put to the project's model where it has one: it
         stands unless the model says the passages answer (model_judge.py)."""
@@ -164,7 +169,7 @@ class Pipeline:
         if judge is None or not worth_asking(verdict, check.model.threshold):
             return verdict
         started = time.perf_counter()
-        said = judge.answers(question, kept)
+        said = judge.answers(question, kept, until)
         retrieval.timings_ms["judge_ms"] = round((time.perf_counter() - started) * 1000, 2)
         if said is None:
             return verdict
@@ -177,6 +182,7 @@ class Pipeline:
         question: Question,
         retrieval: Retrieval,
         again: Callable[[Question], Retrieval] | None,
+        until: float | None = None,
     ) -> tuple[Question, Retrieval, Verdict] | None:
         """Nothing to answer from as asked, in the reader's words. Where the project has a
         model, it drafts the answer in one sentence, in the terms the documents would use
@@ -189,7 +195,7 @@ class Pipeline:
             return None
         timings = retrieval.timings_ms
         started = time.perf_counter()
-        draft = judge.drafts(question)
+        draft = judge.drafts(question, until)
         timings["draft_ms"] = round((time.perf_counter() - started) * 1000, 2)
         if not draft:
             return None
@@ -208,7 +214,7 @@ class Pipeline:
             # answer it), or the question names what the documents lack.
             return None
         started = time.perf_counter()
-        said = judge.answers(question, kept)
+        said = judge.answers(question, kept, until)
         timings["judge_ms"] = round((time.perf_counter() - started) * 1000, 2)
         if not said:
             return None

@@ -37,7 +37,7 @@ def pipeline(
     answer may link to besides its passages' (the project's allowed origins). A refusal the
     check is unsure of is put to the project's model (`judge_choice`, by default the model
     that writes; the measuring lab names one for quoted answers), and a would-be refusal is
-    read a second time in the model's draft, each ask within ASKDOCS_JUDGE_WITHIN seconds."""
+    read a second time in the model's draft, all of it within ASKDOCS_JUDGE_WITHIN seconds."""
     generator = generator_for(generator_choice, server=server)
     check = generator.id == ExtractiveGenerator.id or check_llm_answers
     judging = generator_for(judge_choice, server=server) if judge_choice else generator

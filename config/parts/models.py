@@ -67,10 +67,13 @@ ASKDOCS_LOCAL_BETWEEN_TOKENS_TIMEOUT = envfloat(
 # model's written answer, and a door that streams (the widget, SSE) as long for its first
 # written word; then the quote is the answer (docs/models.md).
 ASKDOCS_WRITE_WITHIN = envfloat("ASKDOCS_WRITE_WITHIN", 30.0, minimum=0)
-# Seconds a project's model may take to judge a refusal the answerability check is unsure of,
-# and to draft a would-be refusal in the documents' terms for a second reading (each ask;
-# assistant/rag/judge/model_judge.py); 0: never ask it.
-ASKDOCS_JUDGE_WITHIN = envfloat("ASKDOCS_JUDGE_WITHIN", 8.0, minimum=0)
+# Seconds a project's model may take, in all, for one question before its refusal stands: to
+# judge a refusal the answerability check is unsure of, to draft a would-be refusal in the
+# documents' terms for a second reading, and to judge what the draft found
+# (assistant/rag/judge/model_judge.py); 0: never ask it. On two idle cores the local model took
+# a median 2.4 s to draft and 5.0 s to judge; each ask once had 8 s of its own, and a busy model
+# kept a visitor 21.7 s before a refusal.
+ASKDOCS_JUDGE_WITHIN = envfloat("ASKDOCS_JUDGE_WITHIN", 12.0, minimum=0)
 # llama.cpp keeps earlier prompts' states in RAM up to this size, so a question asked again
 # (a suggested question, the same page's visitors) is not read again; 0 turns it off.
 ASKDOCS_LOCAL_PROMPT_CACHE_MIB = envint("ASKDOCS_LOCAL_PROMPT_CACHE_MIB", 256, minimum=0)

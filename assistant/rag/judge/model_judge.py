@@ -139,22 +139,37 @@ class ModelJudge:
         self.within = within
         self.clock = clock
 
-    def answers(self, question: Question, passages: Sequence[Candidate]) -> bool | None:
-        said = self._ask(judge_prompt(question, passages), _first_word_said)
+    def until(self) -> float:
+        """The deadline of one question's asks, on `clock`: whatever the model is asked before
+        a refusal stands (a second opinion, a draft, a judgement of what the draft found), it
+        has `within` seconds for all of them, so a busy model holds a visitor that long at
+        most, not that long for each."""
+        return self.clock() + self.within
+
+    def answers(
+        self, question: Question, passages: Sequence[Candidate], until: float | None = None
+    ) -> bool | None:
+        said = self._ask(judge_prompt(question, passages), _first_word_said, until)
         return None if said is None else said_yes(said)
 
-    def drafts(self, question: Question) -> str:
+    def drafts(self, question: Question, until: float | None = None) -> str:
         """The model's one-sentence answer from what it knows, in the terms the documents
         would use: searched and read as a second reading of a question that found nothing
         (answering.py). "" when it says nothing in time."""
-        said = self._ask(draft_prompt(question), _sentence_said)
+        said = self._ask(draft_prompt(question), _sentence_said, until)
         return draft_of(said or "", question)
 
-    def _ask(self, prompt: Prompt, enough: Callable[[str], bool]) -> str | None:
-        """What the model said until `enough` of it, within the budget; None when it could not
-        say anything in time."""
+    def _ask(
+        self, prompt: Prompt, enough: Callable[[str], bool], until: float | None
+    ) -> str | None:
+        """What the model said until `enough` of it, by `until` (the question's deadline, or
+        `within` from now); None when it could not say anything in time, and the model is not
+        asked at all when no time is left."""
+        deadline = self.until() if until is None else until
+        left = deadline - self.clock()
+        if left <= 0:
+            return None
         replies: queue.Queue[str | None] = queue.Queue(maxsize=1)
-        deadline = self.clock() + self.within
 
         def ask() -> None:
             said: str | None = None
@@ -181,7 +196,7 @@ class ModelJudge:
 
         threading.Thread(target=ask, name="model-judge", daemon=True).start()
         try:
-            return replies.get(timeout=self.within)
+            return replies.get(timeout=left)
         except queue.Empty:
             return None
 
