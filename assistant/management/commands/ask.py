@@ -1,4 +1,5 @@
 import json
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
@@ -58,11 +59,7 @@ class Command(BaseCommand):
             self.stdout.write(self.style.MIGRATE_HEADING(f"\nQuery: {interaction.retrieval_query}"))
             self.stdout.write(f"{'kept':<5}{'relevance':>10}{'similarity':>11}  title")
             for c in candidates:
-                relevance = "-" if c["relevance"] is None else f"{c['relevance']:.4f}"
-                mark = "yes" if c["kept"] else ""
-                self.stdout.write(
-                    f"{mark:<5}{relevance:>10}{c['similarity']:>11.4f}  {c['title'][:70]}"
-                )
+                self.stdout.write(candidate_line(c))
             timings = ", ".join(f"{k} {v:.0f}" for k, v in interaction.latency_ms.items())
             self.stdout.write(f"\nLatency (ms): {timings}")
 
@@ -87,3 +84,12 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError("No project yet: run `.venv/bin/python manage.py seed_demo` first.")
         return project
+
+
+def candidate_line(candidate: dict[str, Any]) -> str:
+    """One scored chunk: kept or not, its relevance ("-": the cross-encoder did not read it),
+    its similarity ("-": only the word search found it) and its title."""
+    relevance, similarity = candidate["relevance"], candidate["similarity"]
+    shown = ["-" if v is None else f"{v:.4f}" for v in (relevance, similarity)]
+    mark = "yes" if candidate["kept"] else ""
+    return f"{mark:<5}{shown[0]:>10}{shown[1]:>11}  {candidate['title'][:70]}"
