@@ -65,20 +65,29 @@ def draft_terms(question: Question) -> str | None:
     return " ".join([*terms, " ".join(question.text.split())])
 
 
+def best_reading(
+    scorer: SentenceScorer, readings: Sequence[str | None], texts: Sequence[str]
+) -> list[float]:
+    """Each text read against every reading given (None and "" are skipped), as relevant as
+    its best: a text that answers one way of asking answers the question."""
+    given = [reading for reading in readings if reading]
+    scores = scorer(given[0], texts)
+    for reading in given[1:]:
+        other = scorer(reading, texts)
+        scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
+    return scores
+
+
 def read_for(question: Question, texts: Sequence[str], scorer: SentenceScorer) -> list[float]:
     """Each text read against the question's sentence form; for a question found by the
     model's draft (answering.py, the second reading), the best of that, the draft and the
     names it marks before the question: the text that answers is in the documents' terms,
     which the reader's words did not reach ("PRAGMA integrity_check" for "check whether the
     db file is now corrupted")."""
-    scores = scorer(sentence_query(question), texts)
     if not question.draft:
-        return scores
-    for reading in (draft_reading(question), draft_terms(question)):
-        if reading:
-            other = scorer(reading, texts)
-            scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
-    return scores
+        return scorer(sentence_query(question), texts)
+    readings = [sentence_query(question), draft_reading(question), draft_terms(question)]
+    return best_reading(scorer, readings, texts)
 
 
 class CrossEncoderScorer:

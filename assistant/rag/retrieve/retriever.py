@@ -10,7 +10,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from assistant.rag.ports import ChunkLookup, Embedder, LexicalIndex, Reranker, VectorStore
-from assistant.rag.reading.scoring import draft_reading, draft_terms, passage_text
+from assistant.rag.reading.scoring import (
+    best_reading,
+    draft_reading,
+    draft_terms,
+    passage_text,
+)
 from assistant.rag.retrieve.follow_ups import read_in_context
 from assistant.rag.retrieve.gate import best_first, gate
 from assistant.rag.retrieve.queries import (
@@ -196,19 +201,14 @@ class Retriever:
             # puts it in its order; the tail keeps search order and is never kept.
             head = candidates[:read]
             passages = [passage_text(c.chunk) for c in head]
-            scores = self.reranker.score(query, passages)
-            readings: list[str] = [query]
             # Other readings, each passage counting as relevant as its best: the question
             # without its page's topic (`bare`: a question that names a subject of its own is
             # read on its words, not on a page's it was asked from: "how do I switch to the
             # readthedocs theme?" on a page about tokens reads the theme's section 0.41 with
             # the topic first, 0.99 without, while a vague one keeps what the topic gives it),
             # and the request without the situation told before it (`also`).
-            for reading in (bare, also):
-                if reading:
-                    other = self.reranker.score(reading, passages)
-                    readings.append(reading)
-                    scores = [max(a, b) for a, b in zip(scores, other, strict=True)]
+            readings = [query, *(reading for reading in (bare, also) if reading)]
+            scores = best_reading(self.reranker.score, readings, passages)
             for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)
             head.sort(key=best_first, reverse=True)
