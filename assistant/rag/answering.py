@@ -22,14 +22,6 @@ from assistant.rag.write.injection import gives_instructions
 from assistant.rag.write.prompting import build_prompt
 from assistant.rag.written import quote_then_write, write_alone
 
-#: The check's probability at or above which a yes at the first reading stands without the
-#: page's topic read (Settings.paced): even odds. The check's threshold is set far lower (it
-#: answers 95% of the answerable questions the gate lets through), and a yes under even odds
-#: from the first reading alone answered Ray questions the reading with the topic refuses,
-#: mostly with a passage beside the point (ray-0031: resource isolation, for "why only one
-#: worker is working"; ray-0191, ray-0360).
-FIRST_READING_SURE = 0.5
-
 
 def _refused(retrieval: Retrieval, verdict: Verdict | None = None) -> Answer:
     """Nothing to answer from: the sorry-sentence, and no generator was asked."""
@@ -83,10 +75,7 @@ class Pipeline:
         def again(asked: Question) -> Retrieval:
             return self.retriever.retrieve(asked, settings, where)
 
-        # The reading with the page's topic is paid only by a question its own words do not
-        # surely answer (respond below).
-        first = self.retriever.retrieve(question, replace(settings, paced=True), where)
-        return self.respond(question, first, again=again)
+        return self.respond(question, again(question), again=again)
 
     def respond(
         self,
@@ -99,10 +88,6 @@ class Pipeline:
         retrieves for the question read a second time, before a refusal."""
         if retrieval.query_form == "with_history":
             question = replace(question, leans_on=previous_question(question))
-        if retrieval.unread and (self.answerability is None or retrieval.alternative is not None):
-            # Without the check (or between two forms of a follow-up) nothing says whether the
-            # first reading is enough: every reading, as before.
-            retrieval.read_rest()
         kept = retrieval.kept
         verdict = None
         # One deadline for whatever the model is asked before a refusal stands.
@@ -116,15 +101,6 @@ class Pipeline:
             kept = retrieval.kept
         elif self.answerability is not None:
             verdict = self.answerability.judge(question, kept, retrieval.candidates)
-            if retrieval.unread and (not verdict.answerable or verdict.score < FIRST_READING_SURE):
-                # Read in the question's own words, the passages do not answer, or the check
-                # is unsure they do: the page's topic is read too before anything is refused
-                # or quoted, as it always was.
-                spent = verdict.ms
-                retrieval.read_rest()
-                kept = retrieval.kept
-                verdict = self.answerability.judge(question, kept, retrieval.candidates)
-                verdict = replace(verdict, ms=round(spent + verdict.ms, 2))
             retrieval.timings_ms["answerability_ms"] = verdict.ms
             if retrieval.alternative is not None:
                 question, retrieval, verdict = self._better_form(question, retrieval, verdict)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -92,11 +91,6 @@ class Settings:
     #: Each costs RERANK_MS_PER_CHUNK; on the Ray dev set, reranking the top 8 of 20
     #: matched reranking all 20 at 256 tokens (page-hit@5 0.702 vs 0.696) for a fifth of it.
     rerank_top: int = 8
-    #: The answer path's pace (Pipeline.answer sets it): the cross-encoder reads the candidates
-    #: against the question in its own words first (and its request alone), and with the
-    #: page's topic only when that first reading keeps nothing or does not surely answer
-    #: (`Retrieval.read_rest`, answering.py). A search shows every reading at once.
-    paced: bool = False
 
 
 @dataclass(slots=True)
@@ -123,17 +117,6 @@ class Retrieval:
     #: For a question that found nothing to answer from as asked: what the second reading, in
     #: the project's model's draft, found (answering.py); its `query` is the draft.
     second_reading: Retrieval | None = None
-    #: The readings a paced retrieval (Settings.paced) put off, and what makes them: each
-    #: candidate read then counts as relevant as its best reading, and the gate runs again.
-    unread: list[str] = field(default_factory=list)
-    rest: Callable[[], None] | None = field(default=None, repr=False, compare=False)
-
-    def read_rest(self) -> None:
-        """Make the readings put off, if any (in place: relevance, order and what is kept)."""
-        rest, self.rest = self.rest, None
-        if rest is not None:
-            rest()
-        self.unread = []
 
     @property
     def kept(self) -> list[Candidate]:

@@ -90,8 +90,6 @@ def table(report: dict[str, Any]) -> str:
 def _stages_table(stages: dict[str, Any], *, chunks: Any) -> list[str]:
     lines = ["", f"Stage latency ({stages['questions']} questions x {stages['runs']} runs, "
                  f"{chunks} chunks; median / p95 of per-run values)",
-             f"questions read again (their first reading did not answer, or not surely): "
-             f"{stages.get('read_again', 0)} of {stages['questions']}",
              f"{'stage':<24}{'median':>10}{'p95':>10}{'floor':>12}{'ratio':>8}"]  # fmt: skip
     for stage, stats in stages["latency_ms"].items():
         floor = (stages["floor_ms"].get(stage) or {}).get("median")

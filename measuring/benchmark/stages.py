@@ -61,7 +61,7 @@ def measure_stages(
     timed = _TimedRetriever(retriever)
     pipeline = pipeline_for(cast(Retriever, timed))
     per_run: list[dict[str, list[float]]] = []
-    refused = read_again = 0
+    refused = 0
     # Model sessions load on first use; that is start-up, not latency.
     _ask(pipeline, timed, questions[0], settings)
     _floor(floor, retriever, questions[0], retriever.retrieve(questions[0], settings), settings)
@@ -71,8 +71,6 @@ def measure_stages(
             measured, retrieval = _ask(pipeline, timed, question, settings)
             if run == 0 and not retrieval.kept:
                 refused += 1
-            if run == 0 and "later_reading_ms" in retrieval.timings_ms:
-                read_again += 1
             for stage, ms in measured.items():
                 samples.setdefault(stage, []).append(ms)
             for stage, ms in _floor(floor, retriever, question, retrieval, settings).items():
@@ -94,9 +92,6 @@ def measure_stages(
         "questions": len(questions),
         "runs": runs,
         "refused": refused,
-        # Questions whose first reading (in their own words) did not surely answer, so the
-        # cross-encoder read their passages again with the page's topic (Retrieval.read_rest).
-        "read_again": read_again,
         "latency_ms": latency,
         "floor_ms": floors,
         "ratio_to_floor": ratios,
@@ -121,12 +116,7 @@ def _ask(
     stages = {
         k.removesuffix("_ms"): v for k, v in retrieval.timings_ms.items() if k.endswith("_ms")
     }
-    # The readings a paced retrieval put off are made in the answer path, before the verdict:
-    # they count as rerank, and as retrieval.
-    later = stages.pop("later_reading", 0.0)
-    if "rerank" in stages:
-        stages["rerank"] += later
-    retrieve_ms = timed.last_ms + later
+    retrieve_ms = timed.last_ms
     # The check runs after retrieval (it is in the same timings dict, but not inside retrieve).
     verdict_ms = stages.get("answerability", 0.0)
     outside_stages = retrieve_ms - sum(v for k, v in stages.items() if k != "answerability")

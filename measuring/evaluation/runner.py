@@ -61,9 +61,6 @@ def evaluate(
         rerank_top=config.rerank_top,
         max_kept=config.max_kept,
         rerank=config.rerank,
-        # Answered, a question is read as the answer path reads it (Pipeline.answer): in its
-        # own words first, with its page's topic only when those do not surely answer.
-        paced=answer is not None,
     )
     areas = known_areas(list(queries))
     tally = _Tally()

@@ -138,7 +138,6 @@ def test_without_rerank_the_most_similar_are_kept_from_the_cache(counting, reran
         {"settings": Settings(num_candidates=2)},
         {"settings": Settings(rerank=False)},
         {"settings": Settings(rerank_top=2)},
-        {"settings": Settings(paced=True)},
         {"where": {"project_id": 2}},
         {"scope": "1.2"},
     ],
@@ -156,29 +155,6 @@ def test_what_changes_the_candidates_gets_its_own_entry(counting, reranker, stor
     follow_up = follow_up_query(asked)
     again = [*search_queries(asked), *([follow_up] if follow_up else [])]
     assert counting.queries == [*search_queries(TOKENS), *again]  # ran twice
-
-
-def test_a_paced_entry_is_read_the_rest_of_the_way_once_and_stored_so(
-    counting, reranker, store, cache
-):
-    """A cached first reading (Settings.paced) can still be read without the topic when the
-    answer path needs it, and what that reading gives is what a second visitor gets."""
-    retriever = caching(counting, reranker, store, cache)
-    paced = Settings(paced=True)
-    first = retriever.retrieve(TOKENS, paced)
-    assert first.unread and first.kept
-    hit = retriever.retrieve(TOKENS, paced)
-    assert hit.timings_ms["cache_hit"] == 1 and hit.unread == first.unread
-    assert [(c.chunk.id, c.relevance) for c in hit.candidates] == [
-        (c.chunk.id, c.relevance) for c in first.candidates
-    ]
-    hit.read_rest()  # from the cached entry, by the cross-encoder
-    whole = caching(counting, reranker, store, DictCache()).retrieve(TOKENS, Settings())
-    read = [(c.chunk.id, c.relevance, c.kept) for c in whole.candidates]
-    assert [(c.chunk.id, c.relevance, c.kept) for c in hit.candidates] == read
-    again = retriever.retrieve(TOKENS, paced)
-    assert again.timings_ms["cache_hit"] == 1 and again.unread == [] and again.rest is None
-    assert [(c.chunk.id, c.relevance, c.kept) for c in again.candidates] == read
 
 
 def test_an_entry_it_cannot_read_is_a_miss(counting, reranker, store, cache):

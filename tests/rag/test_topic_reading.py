@@ -4,11 +4,9 @@ cross-encoder, real Chroma store on disk."""
 
 from __future__ import annotations
 
-from assistant.rag.answering import FIRST_READING_SURE, Pipeline
 from assistant.rag.reading.scoring import passage_text
 from assistant.rag.retrieve.retriever import Retriever
-from assistant.rag.types import SORRY, Chunk, Question, Settings
-from assistant.wiring import runtime
+from assistant.rag.types import Chunk, Question, Settings
 from assistant.wiring.adapters.chroma_store import ChromaStore
 
 DOCS = [
@@ -81,99 +79,3 @@ def test_the_retrieval_says_what_the_cross_encoder_read(embedder, reranker, tmp_
     assert [query for query, _ in recorded.read] == result.readings
     assert result.readings == [f"({asked.topic}) {asked.text}", asked.text]
     assert all(sorted(texts) == sorted(scored) for _, texts in recorded.read)
-
-
-def test_a_paced_question_is_read_in_its_own_words_first_and_the_rest_when_asked(
-    embedder, reranker, tmp_path
-):  # noqa: ANN001
-    """The answer path reads the question in its own words first (Settings.paced); its other
-    forms are read only when asked for, and then give what reading every way at once gives."""
-    found = retriever(embedder, reranker, tmp_path)
-    recorded = Recorded(reranker)
-    found.reranker = recorded
-    asked = Question("How long are tokens valid?", topic="Retrieval endpoint tokens")
-    first = found.retrieve(asked, Settings(paced=True))
-
-    with_topic = f"({asked.topic}) {asked.text}"
-    assert [c.chunk.id for c in first.kept] == ["tokens"]
-    assert [query for query, _ in recorded.read] == [asked.text]
-    assert first.readings == [asked.text] and first.unread == [with_topic]
-
-    first.read_rest()
-    whole = found.retrieve(asked, Settings())
-    assert first.unread == [] and sorted(first.readings) == sorted(whole.readings)
-    assert [query for query, _ in recorded.read][1] == with_topic
-    assert [(c.chunk.id, c.relevance, c.kept) for c in first.candidates] == [
-        (c.chunk.id, c.relevance, c.kept) for c in whole.candidates
-    ]
-    assert "later_reading_ms" in first.timings_ms
-    calls = len(recorded.read)
-    first.read_rest()  # made once
-    assert len(recorded.read) == calls
-
-
-def test_a_paced_question_its_own_words_keep_nothing_for_is_read_every_way_at_once(
-    embedder, reranker, tmp_path
-):  # noqa: ANN001
-    found = retriever(embedder, reranker, tmp_path)
-    asked = Question("How long are they valid?", topic="Retrieval endpoint tokens")
-    result = found.retrieve(asked, Settings(paced=True))
-    assert [c.chunk.id for c in result.kept] == ["tokens"]  # by the topic's reading
-    assert result.unread == [] and result.readings == [asked.text, f"({asked.topic}) {asked.text}"]
-    assert "later_reading_ms" not in result.timings_ms
-
-
-def pipeline(found: Retriever) -> Pipeline:
-    return Pipeline(
-        retriever=found,
-        generator=runtime.extractive_generator(),
-        answerability=runtime.answerability(),
-    )
-
-
-def test_the_answer_path_reads_again_only_the_questions_its_first_reading_does_not_answer(
-    embedder, reranker, tmp_path
-):  # noqa: ANN001
-    found = retriever(embedder, reranker, tmp_path)
-    recorded = Recorded(reranker)
-    found.reranker = recorded
-    answers = pipeline(found)
-
-    asked = Question("Do retrieval endpoint tokens ever expire?", topic="Retrieval endpoint tokens")
-    answered = answers.answer(asked, Settings())
-    assert "90 days" in "".join(p for p in answered.parts if isinstance(p, str))
-    # Read once, in the question's own words, and the check is sure: the topic's reading
-    # never was.
-    assert answered.verdict is not None and answered.verdict.score >= FIRST_READING_SURE
-    assert answered.retrieval.unread == [f"({asked.topic}) {asked.text}"]
-    assert [query for query, _ in recorded.read if "ever expire" in query] == [asked.text]
-
-    # On topic, but nothing says who: the check refuses the first reading, so the other forms
-    # are read before the refusal, which then stands as it would have.
-    asked = Question(
-        "Who created the retrieval endpoint tokens in our account?",
-        topic="Retrieval endpoint tokens",
-    )
-    assert found.retrieve(asked, Settings(paced=True)).kept  # the first reading keeps one
-    refused = answers.answer(asked, Settings())
-    assert "".join(p for p in refused.parts if isinstance(p, str)) == SORRY
-    assert refused.retrieval.readings == [asked.text, f"({asked.topic}) {asked.text}"]
-    assert "later_reading_ms" in refused.retrieval.timings_ms
-    whole = found.retrieve(asked, Settings())
-    assert [(c.chunk.id, c.relevance) for c in refused.retrieval.candidates] == [
-        (c.chunk.id, c.relevance) for c in whole.candidates
-    ]
-
-    # A yes the check is unsure of at the first reading does not stand on it alone either.
-    asked = Question("Can I customise the readthedocs theme?", topic="Choosing your Theme")
-    first = found.retrieve(asked, Settings(paced=True))
-    doubtful = runtime.answerability().judge(asked, first.kept, first.candidates)
-    assert first.unread and doubtful.answerable and doubtful.score < FIRST_READING_SURE
-    unsure = answers.answer(asked, Settings())
-    assert unsure.retrieval.readings == [asked.text, f"({asked.topic}) {asked.text}"]
-    whole = found.retrieve(asked, Settings())
-    assert unsure.verdict is not None
-    assert (
-        unsure.verdict.score
-        == runtime.answerability().judge(asked, whole.kept, whole.candidates).score
-    )

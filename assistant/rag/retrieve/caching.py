@@ -24,7 +24,7 @@ from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored makes old entries unreadable, not wrong.
-FORMAT = 7
+FORMAT = 6
 
 
 def normalise(query: str) -> str:
@@ -51,7 +51,6 @@ def cache_key(
         settings.num_candidates,
         settings.rerank,
         settings.rerank_top if settings.rerank else 0,
-        settings.paced and settings.rerank,
         sorted((where or {}).items()),
         normalise(query),
     ]
@@ -109,34 +108,15 @@ class CachingRetriever:
         entry = _entry(stored) if stored is not None else None
         if entry is not None:
             timings = {"cache_hit": 1.0, "cache_ms": _ms(started, self.clock())}
-            retrieval = _restored(entry, settings, timings)
-            if entry[4]:
-                self.inner.read_later(retrieval, entry[4], settings)
-                self._store_when_read(key, retrieval)
-            return retrieval
+            return _restored(entry, settings, timings)
 
         lookup_ms = _ms(started, self.clock())
         retrieval = self.inner.retrieve(question, settings, where)
         started = self.clock()
         self.cache.put(key, _stored(retrieval))
-        self._store_when_read(key, retrieval)
         retrieval.timings_ms["cache_hit"] = 0.0
         retrieval.timings_ms["cache_ms"] = round(lookup_ms + _ms(started, self.clock()), 2)
         return retrieval
-
-    def _store_when_read(self, key: str, retrieval: Retrieval) -> None:
-        """A paced retrieval whose other readings are made later (Retrieval.read_rest) is
-        stored again once they are: the question asked again needs none."""
-        rest = retrieval.rest
-        if rest is None:
-            return
-
-        def read_and_store() -> None:
-            rest()
-            retrieval.unread = []
-            self.cache.put(key, _stored(retrieval))
-
-        retrieval.rest = read_and_store
 
 
 # Entries are plain lists, not pickled dataclasses: readable by any version of this code
@@ -166,17 +146,13 @@ def _stored(retrieval: Retrieval) -> dict[str, Any]:
         "form": retrieval.query_form,
         "candidates": candidates,
         "alternative": _stored(alternative) if alternative is not None else None,
-        "unread": list(retrieval.unread),
     }
 
 
-#: (winning query, its form, candidates, the stored alternative form or None, the readings
-#: a paced retrieval put off).
-Entry = tuple[str, str, list[Candidate], object, list[str]]
-
-
-def _restored(entry: Entry, settings: Settings, timings: dict[str, float]) -> Retrieval:
-    winner, form, candidates, alternative, _ = entry
+def _restored(
+    entry: tuple[str, str, list[Candidate], object], settings: Settings, timings: dict[str, float]
+) -> Retrieval:
+    winner, form, candidates, alternative = entry
     select(candidates, settings)
     retrieval = Retrieval(
         winner, candidates, timings_ms=timings, query_form=form, threshold=settings.threshold
@@ -187,9 +163,9 @@ def _restored(entry: Entry, settings: Settings, timings: dict[str, float]) -> Re
     return retrieval
 
 
-def _entry(stored: object) -> Entry | None:
-    """The stored entry read back; None (a miss) for anything that is not an entry this code
-    wrote."""
+def _entry(stored: object) -> tuple[str, str, list[Candidate], object] | None:
+    """(winning query, its form, candidates, the stored alternative form or None); None (a
+    miss) for anything that is not an entry this code wrote."""
     if not isinstance(stored, dict) or not isinstance(stored.get("candidates"), list):
         return None
     try:
@@ -226,10 +202,7 @@ def _entry(stored: object) -> Entry | None:
     except (TypeError, ValueError):
         return None
     query, form = str(stored.get("query", "")), str(stored.get("form", "question"))
-    unread = stored.get("unread") or []
-    if not isinstance(unread, list) or not all(isinstance(r, str) for r in unread):
-        return None
-    return query, form, candidates, stored.get("alternative"), unread
+    return query, form, candidates, stored.get("alternative")
 
 
 def _ms(start: float, end: float) -> float:

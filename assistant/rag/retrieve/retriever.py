@@ -81,7 +81,6 @@ class Retriever:
         alone = self._rank(
             texts[0], texts, vectors[: len(texts)], settings, where,
             also=request_query(question), bare=texts[1] if len(texts) > 1 else None,
-            paced=settings.paced,
         )  # fmt: skip
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
         if not settings.rerank:
@@ -160,13 +159,11 @@ class Retriever:
         where: Mapping[str, Any] | None,
         also: str | None = None,
         bare: str | None = None,
-        paced: bool = False,
     ) -> Retrieval:
         """Search with each text's vector and fuse; add the best of the vector and BM25 lists
         fused to the head; read chunk rows, rerank the head against `query` (and `bare`, the
         question without its page's topic, and `also`, its request alone: the better reading
-        counts) and gate. `paced`: `query` (the topic's reading) only when the others keep
-        nothing, or later, when the answer path asks for it (Retrieval.read_rest)."""
+        counts) and gate."""
         timings: dict[str, float] = {}
         depth = self.search_depth(settings)
         started = self.clock()
@@ -198,14 +195,12 @@ class Retriever:
         candidates = [Candidate(found[i], similarity.get(i)) for i in order if i in found]
         timings["lookup_ms"] = _ms(started, self.clock())
 
-        retrieval = Retrieval(
-            query=query, candidates=candidates, timings_ms=timings, searched=texts,
-            threshold=settings.threshold,
-        )  # fmt: skip
         if settings.rerank and candidates:
+            started = self.clock()
             # A cascade: search orders all candidates, the cross-encoder reads the head and
             # puts it in its order; the tail keeps search order and is never kept.
             head = candidates[:read]
+            passages = [passage_text(c.chunk) for c in head]
             # Other readings, each passage counting as relevant as its best: the question
             # without its page's topic (`bare`: a question that names a subject of its own is
             # read on its words, not on a page's it was asked from: "how do I switch to the
@@ -213,68 +208,22 @@ class Retriever:
             # the topic first, 0.99 without, while a vague one keeps what the topic gives it),
             # and the request without the situation told before it (`also`).
             readings = [query, *(reading for reading in (bare, also) if reading)]
-            # Paced, the page's topic is read last: a question that names its subject is found
-            # by its own words (the reason for `bare` above), and one that does not keeps
-            # nothing by them and is read with the topic at once. Read the other way round
-            # (the topic first), Ray's dev questions lost their gold section from the top five
-            # where the check answered at the first reading (hit@5 0.643 -> 0.619); read so,
-            # they did not (docs/measuring/history.md, 2026-11-29).
-            later = [query] if paced and bare else []
-            now = [reading for reading in readings if reading not in later]
-            self._read(retrieval, head, now, settings, "rerank_ms")
-            if later and not retrieval.kept:
-                # Nothing passed the first reading: every reading, as a search would.
-                self._read(retrieval, head, later, settings, "rerank_ms")
-            elif later:
-                self.read_later(retrieval, later, settings, head)
+            scores = best_reading(self.reranker.score, readings, passages)
+            for candidate, score in zip(head, scores, strict=True):
+                candidate.relevance = float(score)
+            head.sort(key=best_first, reverse=True)
+            candidates[: len(head)] = head
+            timings["rerank_ms"] = _ms(started, self.clock())
+            gate(candidates, settings)
         else:  # search order (fused when hybrid) stands
+            readings = []
             for candidate in candidates[: settings.max_kept]:
                 candidate.kept = True
-        return retrieval
 
-    def read_later(
-        self,
-        retrieval: Retrieval,
-        readings: list[str],
-        settings: Settings,
-        head: Sequence[Candidate] | None = None,
-    ) -> None:
-        """Put `readings` of the candidates the cross-encoder read (`head`, in search order)
-        off until the answer path asks for them (Retrieval.read_rest); its time is kept as
-        `later_reading_ms`."""
-        order = list(head) if head is not None else [
-            c for c in retrieval.candidates if c.relevance is not None
-        ]  # fmt: skip
-        retrieval.unread = list(readings)
-
-        def rest() -> None:
-            self._read(retrieval, order, readings, settings, "later_reading_ms")
-
-        retrieval.rest = rest
-
-    def _read(
-        self,
-        retrieval: Retrieval,
-        head: Sequence[Candidate],
-        readings: list[str],
-        settings: Settings,
-        timing: str,
-    ) -> None:
-        """The cross-encoder reads `head` (in search order) against `readings`, each candidate
-        as relevant as its best reading so far; best first, then the gate."""
-        started = self.clock()
-        passages = [passage_text(c.chunk) for c in head]
-        scores = best_reading(self.reranker.score, readings, passages)
-        for candidate, score in zip(head, scores, strict=True):
-            before = candidate.relevance
-            candidate.relevance = float(score) if before is None else max(before, float(score))
-        ranked = sorted(head, key=best_first, reverse=True)
-        candidates = retrieval.candidates
-        candidates[: len(ranked)] = ranked
-        retrieval.readings = [*retrieval.readings, *readings]
-        timings = retrieval.timings_ms
-        timings[timing] = round(timings.get(timing, 0.0) + _ms(started, self.clock()), 2)
-        gate(candidates, settings)
+        return Retrieval(
+            query=query, candidates=candidates, timings_ms=timings, searched=texts,
+            threshold=settings.threshold, readings=readings,
+        )  # fmt: skip
 
 
 def _ms(start: float, end: float) -> float:
