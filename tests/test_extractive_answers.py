@@ -54,6 +54,20 @@ def test_a_token_expiry_question_does_not_append_the_intro_sentence(demo) -> Non
     assert "90 days" in logged.answerability["best_sentence"]
 
 
+def test_a_vague_question_is_answered_from_the_page_it_was_asked_on(demo) -> None:  # noqa: ANN001
+    """ "How long are they valid?" names no subject: its own words read the export page's "The
+    link is valid for 7 days." over the token expiry, which only the page's topic finds. The
+    topic's reading is not one to put off (docs/measuring/history.md, 2026-11-29)."""
+    result = asking.ask(
+        project=demo,
+        question="How long are they valid?",
+        topic="Retrieval endpoint token management",
+    )
+    assert not result.refused
+    assert "90 days" in result.answer
+    assert "link" not in result.answer
+
+
 @pytest.fixture
 def student_project(settings, tmp_path) -> Project:  # noqa: ANN001
     settings.DATA_DIR = tmp_path
