@@ -30,3 +30,14 @@ def test_each_mode_sends_its_topic() -> None:
     unanswerable = query("oos-7")
     assert topic_for(unanswerable, areas, "auto") == topic_for(unanswerable, areas, "other")
     assert topic_for(unanswerable, areas, "auto") in areas
+
+
+def test_a_question_asked_on_a_page_sends_that_page_s_topic() -> None:
+    """A widget set gives the page each question was asked on; a site run sends only those."""
+    areas = known_areas(QUERIES)
+    leaning = Query("w1", "How long are they valid?", frozenset({f"{DOCS}serve/t.html"}), True,
+                    gold_page=f"{DOCS}serve/t.html", topic="Retrieval endpoint tokens")  # fmt: skip
+    for mode in ("auto", "other", "given"):
+        assert topic_for(leaning, areas, mode) == "Retrieval endpoint tokens"
+    assert topic_for(leaning, areas, "none") == ""
+    assert topic_for(QUERIES[0], areas, "given") == ""  # no topic of its own: none is sent

@@ -30,6 +30,10 @@ class Query:
     #: would send them), and what kind of conversation it is (reported by kind).
     history: tuple[str, ...] = ()
     kind: str = ""
+    #: The page topic a widget sent with the question, where the set gives one (a question
+    #: asked on a page and leaning on it: "How long are they valid?" on the tokens page). It
+    #: stands before any topic the run would choose.
+    topic: str = ""
 
 
 class DatasetError(ValueError):
@@ -85,6 +89,7 @@ def load_queries(path: Path) -> list[Query]:
                 gold_page=str(row.get("gold_page") or ""),
                 history=_history(path, row),
                 kind=str(row.get("kind") or ""),
+                topic=" ".join(str(row.get("topic") or "").split()),
                 # The gold answers (ClapNQ) and the key facts a right answer must hold (the
                 # realistic site sets) that `evaluate --answers` scores against.
                 extra={k: row[k] for k in ("answers_all", "key_facts") if k in row},
@@ -120,8 +125,13 @@ def topic_for(query: Query, areas: list[str], mode: str) -> str:
     """`auto`: the docs area of the gold page, as a widget on that area's pages would send;
     for a question without one (out of scope), an area chosen deterministically from its id.
     `other`: an area other than the gold page's, chosen so (the widget opened on a page about
-    something else than what is asked)."""
-    if mode == "none" or not areas:
+    something else than what is asked). `given`: only the topics the set gives. Whatever the
+    mode but `none`, a question's own topic (Query.topic) is the one sent."""
+    if mode == "none":
+        return ""
+    if query.topic:
+        return query.topic
+    if mode == "given" or not areas:
         return ""
     area = docs_area(query.gold_page)
     if area and mode == "auto":

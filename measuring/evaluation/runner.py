@@ -38,7 +38,7 @@ AnswerStep = Callable[
 
 @dataclass(frozen=True, slots=True)
 class RunConfig:
-    topic: str = "auto"  # auto | none
+    topic: str = "auto"  # auto | none | other | given (dataset.topic_for)
     rerank: bool = True
     threshold: float = 0.5
     num_candidates: int = 20

@@ -143,7 +143,8 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         queries = queries[: arguments["limit"]]
     places = _Places(base)
     queries = [q if not q.gold_page else _relative_gold(q, places) for q in queries]
-    config = RunConfig(topic="none", threshold=arguments["threshold"],
+    # A site's questions are asked without a topic unless the set gives one (a widget's page).
+    config = RunConfig(topic="given", threshold=arguments["threshold"],
                        num_candidates=arguments["candidates"],
                        rerank_top=arguments["rerank_top"])  # fmt: skip
     runtime.reranker().score("warm up", ["warm up"])
