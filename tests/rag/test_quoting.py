@@ -539,3 +539,67 @@ def test_a_quoted_paragraph_is_read_and_quoted_without_its_quotation_marks(quoti
     )  # fmt: skip
     assert "You can declare a VARCHAR(10) and SQLite will be happy" in said
     assert ">" not in said.replace("[1]", "")
+
+
+SCHEDULE_LINES = [
+    "from acme import Scheduler",
+    "",
+    "scheduler = Scheduler()",
+    "",
+    "@scheduler.on_start",
+    "def setup(sender):",
+    "    # Calls report('daily') every morning.",
+    "    sender.add_job(report.s('daily'), hour=7)",
+    "",
+    "    # Calls report('hourly') every hour.",
+    "    sender.add_job(report.s('hourly'), minute=0)",
+    "",
+    "    # Calls cleanup() every Sunday night.",
+    "    sender.add_job(",
+    "        cleanup.s(),",
+    "        day_of_week=6,",
+    "    )",
+]
+REPORT_LINES = ["", "@scheduler.job", "def report(kind):", "    print(kind)"]
+
+
+def _cut_section(lines: list[str], max_tokens: int) -> list[Chunk]:
+    """The section as the chunker cuts it, stored as the product stores chunks."""
+    from assistant.rag.chunking.pieces import chunk_markdown
+
+    code = "\n".join(["```python", *lines, "```"])
+    lead = "To run a job on a schedule, add it when the scheduler starts."
+    markdown = f"# Jobs\n\n{lead}\n\n{code}\n"
+    pieces = chunk_markdown(
+        markdown, count_tokens=lambda t: len(t) // 4, max_tokens=max_tokens, overlap_tokens=0
+    )
+    return [
+        Chunk(f"j{n}", p.text, p.heading_path, url="jobs.html#jobs", document="3", ordinal=n)
+        for n, p in enumerate(pieces)
+    ]
+
+
+def test_an_example_the_chunker_cut_in_parts_is_quoted_as_one_block(quoting):
+    chunks = _cut_section(SCHEDULE_LINES, max_tokens=60)
+    assert len(chunks) == 3 and chunks[2].text.startswith("```python")  # cut twice
+    question = Question("How do I run a job every hour on a schedule?")
+    prompt = Prompt("", (), question, passages=(kept(chunks[0]),), neighbours=tuple(chunks[1:]))
+    answered = "".join(quoting.stream(prompt))
+    assert "add it when the scheduler starts" in answered
+    assert "sender.add_job(report.s('hourly'), minute=0)" in answered
+    assert "        day_of_week=6,\n    )" in answered
+    # One block, fenced once, with no fence left inside it.
+    assert answered.count("```") == 2
+
+
+def test_a_cut_example_too_long_to_quote_whole_ends_at_a_blank_line_not_inside_a_call(quoting):
+    lines = [*SCHEDULE_LINES, *REPORT_LINES, *REPORT_LINES]  # 25 lines: the limit
+    chunks = _cut_section([*lines, *REPORT_LINES], max_tokens=60)  # 29 lines
+    question = Question("How do I run a job every hour on a schedule?")
+    prompt = Prompt("", (), question, passages=(kept(chunks[0]),), neighbours=tuple(chunks[1:]))
+    answered = "".join(quoting.stream(prompt))
+    block = answered[answered.index("```") : answered.rindex("```") + 3]
+    assert block.count("```") == 2
+    assert "sender.add_job(report.s('hourly'), minute=0)" in block
+    body = block.splitlines()[1:-1]
+    assert len(body) <= 25 and body[-1] == "    print(kind)"

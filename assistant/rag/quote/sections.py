@@ -50,7 +50,7 @@ def section_items(
     next places in it), kept or `neighbours`: a quote may start with what its first sentence
     points back to, and go on where the chunk ends. The other chunks' items count as the
     passage's own (one source, one marker); a sentence two overlapping chunks share is read
-    once."""
+    once, and a code block the chunker cut between chunks is one block again (`_joined`)."""
     first = passages[index].chunk
     chunks = [*(c.chunk for c in passages), *neighbours]
     items = passage_items(index, first.text)
@@ -67,25 +67,60 @@ def section_items(
         before = place(first.ordinal - 1)
         if before is not None:
             earlier = [u for u in passage_items(index, before.text) if u.text not in seen]
-            items[:0] = [
+            earlier = [
                 replace(unit, position=unit.position - _CHAINED, block=unit.block - _CHAINED)
                 for unit in earlier
             ]
+            items = _joined(earlier, items)
             seen.update(u.text for u in earlier)
     ordinal, link = first.ordinal, 1
     while first.document and first.url and ordinal >= 0:
         follower = place(ordinal + 1)
         if follower is None:
             break
+        later: list[Unit] = []
         for unit in passage_items(index, follower.text):
             if unit.text not in seen:
                 seen.add(unit.text)
-                items.append(
+                later.append(
                     replace(unit, position=unit.position + link * _CHAINED,
                             block=unit.block + link * _CHAINED)
                 )  # fmt: skip
+        items = _joined(items, later)
         ordinal, link = ordinal + 1, link + 1
     return items
+
+
+def _joined(items: list[Unit], later: list[Unit]) -> list[Unit]:
+    """`later` (the items of the next chunk of the section) after `items`. A chunk that ends
+    with a code block and a next one that starts with a block of the same fence hold one block
+    the chunker cut between lines (an example of 27 lines in three chunks): the parts are one
+    block again while it stays quotable (`MAX_CODE_LINES`), the last part taken up to a blank
+    line within the limit (whole statements, not half a call), the rest left a block of its
+    own."""
+    if not (items and later and items[-1].kind == "code" and later[0].kind == "code"):
+        return [*items, *later]
+    head, tail = items[-1].text.splitlines(), later[0].text.splitlines()
+    if head[0] != tail[0]:  # another language's fence: two blocks
+        return [*items, *later]
+    body, more = head[1:-1], tail[1:-1]
+    room = MAX_CODE_LINES - len(body)
+    take = len(more) if len(more) <= room else _last_blank(more[: room + 1])
+    if take <= 0:
+        return [*items, *later]
+    joined = replace(items[-1], text="\n".join([head[0], *body, *more[:take], head[-1]]))
+    rest = more[take:]
+    while rest and not rest[0].strip():
+        rest = rest[1:]
+    if not rest:
+        return [*items[:-1], joined, *later[1:]]
+    left = replace(later[0], text="\n".join([tail[0], *rest, tail[-1]]))
+    return [*items[:-1], joined, left, *later[1:]]
+
+
+def _last_blank(lines: Sequence[str]) -> int:
+    """How many of `lines` come before the last blank one (0 when none is blank)."""
+    return next((i for i in range(len(lines) - 1, -1, -1) if not lines[i].strip()), 0)
 
 
 #: A sentence that opens by pointing back ("This causes problems ...", "So if you're making
