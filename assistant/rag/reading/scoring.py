@@ -83,9 +83,7 @@ def read_for(question: Question, texts: Sequence[str], scorer: SentenceScorer) -
     model's draft (answering.py, the second reading), the best of that, the draft and the
     names it marks before the question: the text that answers is in the documents' terms,
     which the reader's words did not reach ("PRAGMA integrity_check" for "check whether the
-    db file is now corrupted")."""
-    if not question.draft:
-        return scorer(sentence_query(question), texts)
+    db file is now corrupted"). Without a draft, its two readings are empty and skipped."""
     readings = [sentence_query(question), draft_reading(question), draft_terms(question)]
     return best_reading(scorer, readings, texts)
 
