@@ -110,9 +110,10 @@ async def test_the_log_records_which_form_of_the_query_won(demo_project):
     assert ("When does it expire?" in query) == (follow_up == "with_history")
 
 
-async def test_how_long_after_an_export_question_quotes_the_export_time(demo_project):
+@pytest.mark.parametrize("topic", ["", TOKENS])
+async def test_how_long_after_an_export_question_quotes_the_export_time(demo_project, topic):
     export, how_long = await conversation(
-        demo_project, "", "How do I export my data?", "How long does it take?"
+        demo_project, topic, "How do I export my data?", "How long does it take?"
     )
     assert export[-1]["refused"] is False
     text = "".join(f["text"] for f in how_long if f["type"] == "token")

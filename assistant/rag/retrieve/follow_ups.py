@@ -4,11 +4,17 @@ about the previous subject and each passage it keeps fits one of the two turns."
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from assistant.rag.ports import Reranker
-from assistant.rag.reading.scoring import logit, passage_text
+from assistant.rag.reading.scoring import best_reading, logit, passage_text
 from assistant.rag.retrieve.gate import regate
-from assistant.rag.retrieve.queries import earlier_query, joined_query, retrieval_query
+from assistant.rag.retrieve.queries import (
+    earlier_query,
+    joined_query,
+    retrieval_query,
+    search_queries,
+)
 from assistant.rag.types import Candidate, Question, Retrieval, Settings
 
 #: A passage kept for the follow-up form must still score this much against the question as
@@ -135,11 +141,13 @@ def _read_until_enough_fit(
     while done < len(eligible) and fitting < settings.max_kept:
         batch = eligible[done : done + settings.max_kept - fitting]
         done += len(batch)
-        scores = reranker.score(retrieval_query(question), [passage_text(c.chunk) for c in batch])
+        scores = best_reading(
+            reranker.score, search_queries(question), [passage_text(c.chunk) for c in batch]
+        )
         fit.update(zip(map(id, batch), scores, strict=True))
         low = [c for c in batch if fit[id(c)] < FOLLOW_UP_FLOOR]
         if low:
-            scores = reranker.score(earlier_query(question), [passage_text(c.chunk) for c in low])
+            scores = _earlier_reading(question, [passage_text(c.chunk) for c in low], reranker)
             earlier.update(zip(map(id, low), scores, strict=True))
         fitting += sum(1 for c in batch if _fits_a_turn(c, earlier, settings))
     return fit, earlier, done
@@ -164,7 +172,7 @@ def previous_subject(
     head = [c for c in joined.candidates if c.relevance is not None][:PREVIOUS_SUBJECT_READ]
     if not head:
         return
-    earlier = reranker.score(earlier_query(question), [passage_text(c.chunk) for c in head])
+    earlier = _earlier_reading(question, [passage_text(c.chunk) for c in head], reranker)
     for candidate, relevance in zip(head, earlier, strict=True):
         if relevance >= settings.threshold and about_unlike_an_unrelated_request(
             candidate, question, reranker=reranker, margin=PREVIOUS_SUBJECT_MARGIN
@@ -172,6 +180,14 @@ def previous_subject(
             candidate.relevance = float(relevance)
     regate(joined.candidates, settings)
     joined.timings_ms["follow_up_check_ms"] = _ms(started, clock())
+
+
+def _earlier_reading(question: Question, texts: list[str], reranker: Reranker) -> list[float]:
+    """The previous question read as it was when asked: with the page's topic and without it,
+    the better reading counting (retriever.py)."""
+    untopiced = replace(question, topic="")
+    readings = [earlier_query(question), earlier_query(untopiced)]
+    return best_reading(reranker.score, list(dict.fromkeys(readings)), texts)
 
 
 def about_unlike_an_unrelated_request(
