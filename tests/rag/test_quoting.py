@@ -603,3 +603,24 @@ def test_a_cut_example_too_long_to_quote_whole_ends_at_a_blank_line_not_inside_a
     assert "sender.add_job(report.s('hourly'), minute=0)" in block
     body = block.splitlines()[1:-1]
     assert len(body) <= 25 and body[-1] == "    print(kind)"
+
+
+def test_an_example_is_quoted_after_what_it_is_an_example_of():
+    from assistant.rag.quote.sections import quote_from
+    from assistant.rag.reading.units import passage_items
+
+    items = passage_items(
+        0,
+        "Themes can be changed. The `extra_css` option adds your own stylesheets to a theme. "
+        "To use it, put the files in your docs folder. For example, to change the color of "
+        "the headers, create a file called `extra.css` next to your pages.\n\n"
+        "To check that it works, run the server.",
+    )  # fmt: skip
+    example = next(u for u in items if u.text.startswith("For example"))
+    quoted = [u.text for u in quote_from(items, example, max_words=60)]
+    assert quoted[0].startswith("The `extra_css` option")  # what "To use it" points back to
+    assert quoted[1].startswith("To use it") and quoted[2] == example.text
+    assert "Themes can be changed." not in quoted
+    # "To check that ..." names a purpose; it points back to nothing.
+    check = next(u for u in items if u.text.startswith("To check"))
+    assert quote_from(items, check, max_words=60)[0] == check

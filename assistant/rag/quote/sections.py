@@ -124,15 +124,19 @@ def _last_blank(lines: Sequence[str]) -> int:
 
 
 #: A sentence that opens by pointing back ("This causes problems ...", "So if you're making
-#: several requests ...", "At this point only the headers ...") says half of what it means:
-#: the quote starts with the sentence it points to. Not an "it" that points ahead ("It should
-#: be noted that ...", "It is recommended to ...").
+#: several requests ...", "At this point only the headers ...", "To use these, ...") or with
+#: an example of what was said ("For example, to change the color of the headers, create a
+#: file called `extra.css`" after "The extra_css ... options can be used to make tweaks")
+#: says half of what it means: the quote starts with the sentence it points to. Not an "it"
+#: that points ahead ("It should be noted that ...", "It is recommended to ...").
 _POINTS_BACK = re.compile(
     r"(?:This|These|That|Those|It(?!(?:'s| is| was|(?: should| may| might| can| would| will)"
     r" be)(?: [\w*_]+){1,4}? (?:to|that)\b)|Its|They|Their|So|Thus|Hence|Therefore|Then|Also|"
     r"However|But|Otherwise|Such|Instead|Alternatively|Consequently|Likewise|Similarly|Furthermore|"
     r"Moreover|In (?:this|that|such a|either|both) cases?|At this point|As a result|"
-    r"For this reason|To do (?:so|this|that)|This way|In addition)\b"
+    r"For this reason|To do (?:so|that)|To \w+ (?:this|these|those|it|them)|This way|"
+    r"In addition|"
+    r"For (?:example|instance))\b"
 )
 
 
