@@ -624,3 +624,18 @@ def test_an_example_is_quoted_after_what_it_is_an_example_of():
     # "To check that ..." names a purpose; it points back to nothing.
     check = next(u for u in items if u.text.startswith("To check"))
     assert quote_from(items, check, max_words=60)[0] == check
+
+
+def test_two_code_blocks_a_short_line_parts_stay_two_blocks():
+    from assistant.rag.quote.sections import section_items
+
+    once = Chunk("c0", "You can also give a client certificate as a file path:\n\n```python\n"
+                 "get(url, cert='client.pem')\n```", "Certificates", url="adv.html#certs",
+                 document="4", ordinal=0)  # fmt: skip
+    persistent = Chunk("c1", "or persistent:\n\n```python\ns.cert = 'client.pem'\n```",
+                       "Certificates", url="adv.html#certs", document="4", ordinal=1)  # fmt: skip
+    items = section_items([kept(once)], 0, [persistent])
+    assert [u.text for u in items if u.kind == "code"] == [
+        "```python\nget(url, cert='client.pem')\n```",
+        "```python\ns.cert = 'client.pem'\n```",
+    ]

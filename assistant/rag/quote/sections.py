@@ -71,9 +71,9 @@ def section_items(
                 replace(unit, position=unit.position - _CHAINED, block=unit.block - _CHAINED)
                 for unit in earlier
             ]
-            items = _joined(earlier, items)
+            items = _joined(earlier, items, cut=_cut_between(before, first))
             seen.update(u.text for u in earlier)
-    ordinal, link = first.ordinal, 1
+    ordinal, link, last = first.ordinal, 1, first
     while first.document and first.url and ordinal >= 0:
         follower = place(ordinal + 1)
         if follower is None:
@@ -86,19 +86,25 @@ def section_items(
                     replace(unit, position=unit.position + link * _CHAINED,
                             block=unit.block + link * _CHAINED)
                 )  # fmt: skip
-        items = _joined(items, later)
-        ordinal, link = ordinal + 1, link + 1
+        items = _joined(items, later, cut=_cut_between(last, follower))
+        ordinal, link, last = ordinal + 1, link + 1, follower
     return items
 
 
-def _joined(items: list[Unit], later: list[Unit]) -> list[Unit]:
-    """`later` (the items of the next chunk of the section) after `items`. A chunk that ends
-    with a code block and a next one that starts with a block of the same fence hold one block
-    the chunker cut between lines (an example of 27 lines in three chunks): the parts are one
-    block again while it stays quotable (`MAX_CODE_LINES`), the last part taken up to a blank
-    line within the limit (whole statements, not half a call), the rest left a block of its
-    own."""
-    if not (items and later and items[-1].kind == "code" and later[0].kind == "code"):
+def _cut_between(chunk: Chunk, following: Chunk) -> bool:
+    """The chunk ends with a code block and the next one starts with one: the chunker cut a
+    block between lines there, fencing each part again (chunking/pieces.py). A short line
+    between two blocks ("or persistent:") is no sentence to quote, but it parts them."""
+    return chunk.text.rstrip().endswith("```") and following.text.lstrip().startswith("```")
+
+
+def _joined(items: list[Unit], later: list[Unit], *, cut: bool) -> list[Unit]:
+    """`later` (the items of the next chunk of the section) after `items`. Where the chunker
+    `cut` a code block between the two chunks (an example of 27 lines in three chunks), its
+    parts are one block again while it stays quotable (`MAX_CODE_LINES`), the last part taken
+    up to a blank line within the limit (whole statements, not half a call), the rest left a
+    block of its own."""
+    if not (cut and items and later and items[-1].kind == "code" and later[0].kind == "code"):
         return [*items, *later]
     head, tail = items[-1].text.splitlines(), later[0].text.splitlines()
     if head[0] != tail[0]:  # another language's fence: two blocks
