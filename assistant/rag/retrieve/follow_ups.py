@@ -13,7 +13,6 @@ from assistant.rag.retrieve.queries import (
     earlier_query,
     joined_query,
     retrieval_query,
-    search_queries,
 )
 from assistant.rag.types import Candidate, Question, Retrieval, Settings
 
@@ -141,9 +140,7 @@ def _read_until_enough_fit(
     while done < len(eligible) and fitting < settings.max_kept:
         batch = eligible[done : done + settings.max_kept - fitting]
         done += len(batch)
-        scores = best_reading(
-            reranker.score, search_queries(question), [passage_text(c.chunk) for c in batch]
-        )
+        scores = reranker.score(retrieval_query(question), [passage_text(c.chunk) for c in batch])
         fit.update(zip(map(id, batch), scores, strict=True))
         low = [c for c in batch if fit[id(c)] < FOLLOW_UP_FLOOR]
         if low:
@@ -200,10 +197,13 @@ def about_unlike_an_unrelated_request(
     """Joined to the follow-up, does the earlier question read the passage `margin` logits
     more relevant than joined to an unrelated request (the mean over UNRELATED)?"""
     text = passage_text(passage.chunk)
-    unrelated = [
-        logit(reranker.score(joined_query(question, request) or request, [text])[0])
-        for request in UNRELATED
-    ]
+    # Read as the joined form's passages are (with the page's topic and without it, the
+    # better counting), or the margin favours the passage by the reading alone.
+    forms = (question, replace(question, topic=""))
+    unrelated = []
+    for request in UNRELATED:
+        readings = dict.fromkeys(joined_query(form, request) or request for form in forms)
+        unrelated.append(logit(best_reading(reranker.score, list(readings), [text])[0]))
     return logit(passage.relevance or 0.0) - sum(unrelated) / len(unrelated) >= margin
 
 
