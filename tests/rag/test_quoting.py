@@ -639,3 +639,13 @@ def test_two_code_blocks_a_short_line_parts_stay_two_blocks():
         "```python\nget(url, cert='client.pem')\n```",
         "```python\ns.cert = 'client.pem'\n```",
     ]
+
+
+def test_a_kept_chunk_that_is_only_the_rest_of_an_example_is_quoted_from_its_lead(quoting):
+    lead, rest, last = _cut_section(SCHEDULE_LINES, max_tokens=60)
+    question = Question("How do I call cleanup every Sunday night?")  # the rest's own words
+    prompt = Prompt("", (), question, passages=(kept(rest), kept(lead)), neighbours=(last,))
+    answered = "".join(quoting.stream(prompt))
+    # The rest of the example alone is no quote: it is quoted whole, after its lead.
+    assert answered.startswith("To run a job on a schedule, add it when the scheduler starts.")
+    assert answered.count("```") == 2 and "from acme import Scheduler" in answered

@@ -57,9 +57,13 @@ def best_quote(
             continue
         found = items.get(unit.passage, [])
         quote = quote_from(found, unit, max_words=max_words, said=said) if found else [unit]
+        lead = _lead_in(found, quote[0])
+        if lead is not None:
+            # A chunk that is only code (an example's rest, cut off from its lead) is read as
+            # one unit, but a quote starts with words: with the sentence that leads into it.
+            quote = quote_from(found, lead, max_words=max_words, said=said)
         # A quote that holds a better sentence than the one it starts from is that
-        # sentence's quote with words before it: the better sentence starts its own. A
-        # chunk that is only code is read as one unit, but a quote starts with words.
+        # sentence's quote with words before it: the better sentence starts its own.
         if any(u in better for u in quote[1:]) or quote[0].kind == "code":
             better.add(unit)
             continue
@@ -83,6 +87,15 @@ def best_quote(
     quote = _read_on(quote, scored, said, items, max_words, margin)
     quote = on_to_the_fix(quote, said, items, question, passages, scorer)
     return [*quote, *_more(quote, scored, said, items, question, passages, scorer)]
+
+
+def _lead_in(found: Sequence[Unit], first: Unit) -> Unit | None:
+    """The sentence right before `first` in its section, when `first` is a code block."""
+    if first.kind != "code":
+        return None
+    at = next((i for i, u in enumerate(found) if u.position == first.position), 0)
+    before = found[at - 1] if at > 0 else None
+    return before if before is not None and before.kind == "sentence" else None
 
 
 def _read_on(

@@ -114,7 +114,12 @@ def _joined(items: list[Unit], later: list[Unit], *, cut: bool) -> list[Unit]:
     take = len(more) if len(more) <= room else _last_blank(more[: room + 1])
     if take <= 0:
         return [*items, *later]
-    joined = replace(items[-1], text="\n".join([head[0], *body, *more[:take], head[-1]]))
+    # The joined block stands where the passage's own part stood: a sentence-less chunk of
+    # code is read as one unit (units_of) and is looked up by its place.
+    own = next((u for u in (items[-1], later[0]) if 0 <= u.position < _CHAINED), items[-1])
+    joined = replace(
+        own, text="\n".join([head[0], *body, *more[:take], head[-1]]), block=items[-1].block
+    )
     rest = more[take:]
     while rest and not rest[0].strip():
         rest = rest[1:]
