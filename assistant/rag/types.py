@@ -103,7 +103,7 @@ class Retrieval:
     #: The texts embedded and searched (the query, and the question without its topic).
     searched: list[str] = field(default_factory=list)
     #: Which form of the query won: "question" (as asked) or "with_history" (a follow-up
-    #: joined to the previous question, see retrieve.queries.follow_up_queries).
+    #: joined to the previous question, see retrieve.queries.follow_up_query).
     query_form: str = "question"
     #: For a follow-up that found passages both as asked and joined to the previous question
     #: (and the joined form's passages still fit the question as asked): the joined form. The

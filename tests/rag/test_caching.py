@@ -8,7 +8,7 @@ import pytest
 
 from assistant.rag.reading.scoring import passage_text
 from assistant.rag.retrieve.caching import CachingRetriever, cache_key, normalise
-from assistant.rag.retrieve.queries import follow_up_queries, leans_on_history, search_queries
+from assistant.rag.retrieve.queries import follow_up_query, search_queries
 from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Chunk, Question, Settings, Turn
 from assistant.wiring.adapters.chroma_store import ChromaStore
@@ -152,8 +152,8 @@ def test_what_changes_the_candidates_gets_its_own_entry(counting, reranker, stor
     )
     assert retrieval.timings_ms["cache_hit"] == 0
     asked = change.get("question", TOKENS)
-    follow_ups = follow_up_queries(asked) if leans_on_history(asked.text) else []
-    again = [*search_queries(asked), *follow_ups]
+    follow_up = follow_up_query(asked)
+    again = [*search_queries(asked), *([follow_up] if follow_up else [])]
     assert counting.queries == [*search_queries(TOKENS), *again]  # ran twice
 
 

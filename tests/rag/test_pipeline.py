@@ -4,7 +4,6 @@ store on disk. Only the chunk lookup is a dict (in the product it is a database 
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import pytest
 
@@ -13,7 +12,7 @@ from assistant.rag.answering import Pipeline
 from assistant.rag.quote.generator import ExtractiveGenerator
 from assistant.rag.reading.scoring import passage_text
 from assistant.rag.retrieve.queries import (
-    follow_up_queries,
+    follow_up_query,
     leans_on_history,
     retrieval_query,
     search_queries,
@@ -241,15 +240,10 @@ def test_only_a_question_that_points_back_leans_on_the_history():
 def test_a_follow_up_query_joins_the_previous_user_question_only_when_it_leans():
     history = (Turn("user", "How do tokens work?"), Turn("assistant", "They ..."))
     leaning = Question("When do they expire?", topic="Tokens", history=history)
-    assert follow_up_queries(leaning) == [  # with the page's topic and without it
-        "(Tokens) How do tokens work? When do they expire?",
-        "How do tokens work? When do they expire?",
-    ]
+    assert follow_up_query(leaning) == "(Tokens) How do tokens work? When do they expire?"
     assert retrieval_query(leaning) == "(Tokens) When do they expire?"  # as asked
-    assert follow_up_queries(replace(leaning, topic="")) == [
-        "How do tokens work? When do they expire?"
-    ]
-    assert follow_up_queries(Question("When do they expire?", "Tokens")) == []
+    assert follow_up_query(Question("Write me a poem", "Tokens", history)) is None
+    assert follow_up_query(Question("When do they expire?", "Tokens")) is None
 
 
 def test_the_previous_question_never_lets_an_unrelated_question_through(retriever):

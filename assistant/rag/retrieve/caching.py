@@ -24,8 +24,8 @@ from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored, or to how a question is read (7: a
-#: follow-up's joined form read without the page's topic too), makes old entries unreadable,
-#: not wrong.
+#: follow-up's previous question read without the page's topic too), makes old entries
+#: unreadable, not wrong.
 FORMAT = 7
 
 

@@ -197,13 +197,10 @@ def about_unlike_an_unrelated_request(
     """Joined to the follow-up, does the earlier question read the passage `margin` logits
     more relevant than joined to an unrelated request (the mean over UNRELATED)?"""
     text = passage_text(passage.chunk)
-    # Read as the joined form's passages are (with the page's topic and without it, the
-    # better counting), or the margin favours the passage by the reading alone.
-    forms = (question, replace(question, topic=""))
-    unrelated = []
-    for request in UNRELATED:
-        readings = dict.fromkeys(joined_query(form, request) or request for form in forms)
-        unrelated.append(logit(best_reading(reranker.score, list(readings), [text])[0]))
+    unrelated = [
+        logit(reranker.score(joined_query(question, request) or request, [text])[0])
+        for request in UNRELATED
+    ]
     return logit(passage.relevance or 0.0) - sum(unrelated) / len(unrelated) >= margin
 
 

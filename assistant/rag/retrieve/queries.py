@@ -5,7 +5,6 @@ previous question."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from assistant.rag.types import Question
 
@@ -46,18 +45,12 @@ def leans_on_history(text: str) -> bool:
     return bool(POINTERS.intersection(_WORDS.findall(lowered))) or lowered.startswith(_LEADS)
 
 
-def follow_up_queries(question: Question) -> list[str]:
-    """The texts the question joined to the previous one is searched and read as, like the
-    question as asked (`search_queries`): topic first and, when a topic is given, without it.
-    Joined, the question says what it is about, and the conversation's subject is not the
-    page's ("How do I export my data? How long does it take?" asked on a page about tokens
-    reads the export-time section 0.0004 with the tokens topic first); [] without history."""
-    joined = joined_query(question, question.text)
-    if joined is None:
-        return []
-    if not question.topic.strip():
-        return [joined]
-    return [joined, joined_query(replace(question, topic=""), question.text) or joined]
+def follow_up_query(question: Question) -> str | None:
+    """The question joined to the previous user question(s), topic first; None when there is
+    no history or the question does not lean on it."""
+    if not leans_on_history(question.text):
+        return None
+    return joined_query(question, question.text)
 
 
 def joined_query(question: Question, text: str) -> str | None:

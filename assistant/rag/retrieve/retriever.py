@@ -19,7 +19,8 @@ from assistant.rag.reading.scoring import (
 from assistant.rag.retrieve.follow_ups import read_in_context
 from assistant.rag.retrieve.gate import best_first, gate
 from assistant.rag.retrieve.queries import (
-    follow_up_queries,
+    follow_up_query,
+    joined_query,
     leans_on_history,
     request_query,
     retrieval_query,
@@ -73,9 +74,9 @@ class Retriever:
         if question.draft:
             return self._drafted(question, settings, where)
         texts = search_queries(question)
-        follow_ups = follow_up_queries(question) if leans_on_history(question.text) else []
+        follow_up = follow_up_query(question)
         started = self.clock()
-        vectors = self.embedder.embed_queries([*texts, *follow_ups])
+        vectors = self.embedder.embed_queries([*texts, follow_up] if follow_up else texts)
         embed_ms = _ms(started, self.clock())
         alone = self._rank(
             texts[0], texts, vectors[: len(texts)], settings, where,
@@ -84,24 +85,21 @@ class Retriever:
         alone.timings_ms = {"embed_ms": embed_ms, **alone.timings_ms}
         if not settings.rerank:
             return alone
-        if not follow_ups and not alone.kept:
+        if follow_up is None and not alone.kept:
             # Nothing found as asked, though no word points back ("can connect and read be
             # different?" after a question about timeouts): the previous question may hold
             # the subject it leaves out, as it does for a pronoun.
-            follow_ups = follow_up_queries(question)
-            if not follow_ups:
+            follow_up = joined_query(question, question.text)
+            if follow_up is None:
                 return alone
             started = self.clock()
-            vectors = [*vectors, *self.embedder.embed_queries(follow_ups)]
+            vectors = [*vectors, *self.embedder.embed_queries([follow_up])]
             embed_ms += _ms(started, self.clock())
-        if not follow_ups:
+        if follow_up is None:
             return alone
         # The joined form is searched by itself: what the question finds as asked is the other
         # form, kept beside it (Retrieval.alternative) or answered from when this one fails.
-        joined = self._rank(
-            follow_ups[0], follow_ups, vectors[len(texts) :], settings, where,
-            bare=follow_ups[1] if len(follow_ups) > 1 else None,
-        )  # fmt: skip
+        joined = self._rank(follow_up, [follow_up], [vectors[-1]], settings, where)
         read_in_context(
             joined,
             question,
