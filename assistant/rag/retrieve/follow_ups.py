@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from assistant.rag.ports import Reranker
-from assistant.rag.reading.scoring import best_reading, logit, passage_text
+from assistant.rag.reading.scoring import logit, passage_text
 from assistant.rag.retrieve.gate import regate
 from assistant.rag.retrieve.queries import (
     earlier_query,
@@ -144,8 +144,12 @@ def _read_until_enough_fit(
         fit.update(zip(map(id, batch), scores, strict=True))
         low = [c for c in batch if fit[id(c)] < FOLLOW_UP_FLOOR]
         if low:
-            scores = _earlier_reading(question, [passage_text(c.chunk) for c in low], reranker)
+            scores = reranker.score(earlier_query(question), [passage_text(c.chunk) for c in low])
             earlier.update(zip(map(id, low), scores, strict=True))
+        unfit = [c for c in low if earlier[id(c)] < settings.threshold]
+        if unfit and question.topic.strip():
+            for candidate, score in _fits_both_without_topic(question, unfit, settings, reranker):
+                earlier[id(candidate)] = score
         fitting += sum(1 for c in batch if _fits_a_turn(c, earlier, settings))
     return fit, earlier, done
 
@@ -169,7 +173,7 @@ def previous_subject(
     head = [c for c in joined.candidates if c.relevance is not None][:PREVIOUS_SUBJECT_READ]
     if not head:
         return
-    earlier = _earlier_reading(question, [passage_text(c.chunk) for c in head], reranker)
+    earlier = reranker.score(earlier_query(question), [passage_text(c.chunk) for c in head])
     for candidate, relevance in zip(head, earlier, strict=True):
         if relevance >= settings.threshold and about_unlike_an_unrelated_request(
             candidate, question, reranker=reranker, margin=PREVIOUS_SUBJECT_MARGIN
@@ -179,12 +183,28 @@ def previous_subject(
     joined.timings_ms["follow_up_check_ms"] = _ms(started, clock())
 
 
-def _earlier_reading(question: Question, texts: list[str], reranker: Reranker) -> list[float]:
-    """The previous question read as it was when asked: with the page's topic and without it,
-    the better reading counting (retriever.py)."""
+def _fits_both_without_topic(
+    question: Question, unfit: list[Candidate], settings: Settings, reranker: Reranker
+) -> list[tuple[Candidate, float]]:
+    """The passages that fit both turns read without the page's topic, with the earlier
+    question's relevance so read: the conversation's subject need not be the page's ("How do
+    I export my data?" then "How long does it take?" on the tokens page: with the tokens topic
+    first, the export-time section reads 0.09 for the first question and 0.0005 for the
+    second; without it, 0.995 and 0.82). Both turns, not one, where the topic is left out: an
+    unrelated request after a docs question ("how much memory do i have left on this phone"
+    after "what ray stack show?") must not fit by the earlier question alone."""
     untopiced = replace(question, topic="")
-    readings = [earlier_query(question), earlier_query(untopiced)]
-    return best_reading(reranker.score, list(dict.fromkeys(readings)), texts)
+    texts = [passage_text(c.chunk) for c in unfit]
+    asked = reranker.score(retrieval_query(untopiced), texts)
+    both = [(c, t) for c, a, t in zip(unfit, asked, texts, strict=True) if a >= FOLLOW_UP_FLOOR]
+    if not both:
+        return []
+    earlier = reranker.score(earlier_query(untopiced), [t for _, t in both])
+    return [
+        (c, float(score))
+        for (c, _), score in zip(both, earlier, strict=True)
+        if score >= settings.threshold
+    ]
 
 
 def about_unlike_an_unrelated_request(
