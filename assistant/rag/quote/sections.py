@@ -146,8 +146,7 @@ _POINTS_BACK = re.compile(
     r"However|But|Otherwise|Such|Instead|Alternatively|Consequently|Likewise|Similarly|Furthermore|"
     r"Moreover|In (?:this|that|such a|either|both) cases?|At this point|As a result|"
     r"For this reason|To do (?:so|that)|To \w+ (?:this|these|those|it|them)|This way|"
-    r"In addition|"
-    r"For (?:example|instance))\b"
+    r"In addition|For (?:example|instance))\b"
 )
 
 

@@ -9,11 +9,7 @@ from dataclasses import replace
 from assistant.rag.ports import Reranker
 from assistant.rag.reading.scoring import logit, passage_text
 from assistant.rag.retrieve.gate import regate
-from assistant.rag.retrieve.queries import (
-    earlier_query,
-    joined_query,
-    retrieval_query,
-)
+from assistant.rag.retrieve.queries import earlier_query, joined_query, retrieval_query
 from assistant.rag.types import Candidate, Question, Retrieval, Settings
 
 #: A passage kept for the follow-up form must still score this much against the question as
