@@ -22,5 +22,23 @@ def content_words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
 
 
+#: What is left of a word with its ending cut must be this long ("keys" -> "key", but not
+#: "red" -> "r", "thing" -> "th").
+_STEM_LETTERS = 3
+#: A plural's "s" is no ending in these ("class", "status", "axis").
+_NO_PLURAL = ("ss", "us", "is")
+
+
 def _stem(word: str) -> str:
+    """The word without a plural, then without a verb ending, cut to six letters: "pages" ~
+    "page", "settings" ~ "setting", "queries" ~ "query", "expires" ~ "expire". Six letters
+    alone leave a short word's plural apart from it ("page" / "pages")."""
+    if word.endswith("ies") and len(word) > _STEM_LETTERS + 1:
+        word = word[:-3] + "y"
+    elif word.endswith("s") and not word.endswith(_NO_PLURAL) and len(word) > _STEM_LETTERS:
+        word = word[:-1]
+    for ending in ("ing", "ed"):
+        if word.endswith(ending) and len(word) - len(ending) >= _STEM_LETTERS:
+            word = word[: -len(ending)]
+            break
     return word[:6]
