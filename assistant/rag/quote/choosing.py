@@ -21,6 +21,8 @@ from assistant.rag.types import Candidate, Question
 MORE_QUOTES = 2
 MORE_MARGIN = 3.0
 MORE_WORDS = 60
+#: The first quote starts in a passage the gate read within this many logits of its best.
+PASSAGE_MARGIN = 2.0
 
 
 def best_quote(
@@ -52,8 +54,9 @@ def best_quote(
         return _picked(scored, said, items, max_words, margin=margin, max_units=max_units)
     quotes: list[tuple[list[Unit], float]] = []
     better: set[Unit] = set()  # the sentences ranked above the one being read
-    for rank, (unit, score) in enumerate(scored[:WINDOW_CANDIDATES]):
-        if rank and (score < scored[0][1] - WINDOW_MARGIN or (said and unit.text in said)):
+    trusted = _trusted(scored, passages)
+    for rank, (unit, score) in enumerate(trusted[:WINDOW_CANDIDATES]):
+        if rank and (score < trusted[0][1] - WINDOW_MARGIN or (said and unit.text in said)):
             continue
         found = items.get(unit.passage, [])
         quote = quote_from(found, unit, max_words=max_words, said=said) if found else [unit]
@@ -71,7 +74,7 @@ def best_quote(
             quotes.append((quote, score))
         better.add(unit)
     if not quotes:
-        quotes = [([scored[0][0]], scored[0][1])]
+        quotes = [([trusted[0][0]], trusted[0][1])]
     # Quotes that differ only in prose are told apart by their best sentence: read whole,
     # a quote dense with the question's words ("The student discount is renewed ...")
     # outscores the one that answers ("Students get 50% off"). Where a quote shows code, a
@@ -87,6 +90,23 @@ def best_quote(
     quote = _read_on(quote, scored, said, items, max_words, margin)
     quote = on_to_the_fix(quote, said, items, question, passages, scorer)
     return [*quote, *_more(quote, scored, said, items, question, passages, scorer)]
+
+
+def _trusted(
+    scored: list[tuple[Unit, float]], passages: Sequence[Candidate]
+) -> list[tuple[Unit, float]]:
+    """The sentences of the passages the relevance gate read about as well as its best
+    (within `PASSAGE_MARGIN` logits): a sentence that repeats the question's words in a
+    passage read far lower ("Assuming that customer records are stored in the "customers"
+    table ..." of a requirements list at 0.80, beside the foreign-key guide at 0.98) does not
+    start the quote."""
+    relevance = [logit(c.relevance) if c.relevance is not None else None for c in passages]
+    known = [r for r in relevance if r is not None]
+    if not known:
+        return scored
+    floor = max(known) - PASSAGE_MARGIN
+    kept = [(u, s) for u, s in scored if (r := relevance[u.passage]) is None or r >= floor]
+    return kept or scored
 
 
 def _lead_in(found: Sequence[Unit], first: Unit) -> Unit | None:
