@@ -9,7 +9,7 @@ import pytest
 from assistant.rag.quote.generator import ExtractiveGenerator
 from assistant.rag.quote.text import term_text
 from assistant.rag.reading.question_parts import question_parts
-from assistant.rag.reading.scoring import CrossEncoderScorer
+from assistant.rag.reading.scoring import CrossEncoderScorer, lexical_scorer
 from assistant.rag.reading.units import sentences_of, split_units
 from assistant.rag.retrieve.queries import request_query
 from assistant.rag.types import Candidate, Chunk, Prompt, Question, Turn
@@ -649,3 +649,21 @@ def test_a_kept_chunk_that_is_only_the_rest_of_an_example_is_quoted_from_its_lea
     # The rest of the example alone is no quote: it is quoted whole, after its lead.
     assert answered.startswith("To run a job on a schedule, add it when the scheduler starts.")
     assert answered.count("```") == 2 and "from acme import Scheduler" in answered
+
+
+def test_the_quote_starts_in_a_passage_read_about_as_well_as_the_best():
+    """A sentence that repeats the question's words, in a passage the gate read far below the
+    best (0.70 beside 0.99: 3.7 logits), does not start the quote: the best passage's sentence
+    does, the other follows it as a quote of its own. Word overlap scores the sentences here,
+    so the repeating one is surely the best sentence."""
+    quoting = ExtractiveGenerator(lexical_scorer)
+    said = answer(
+        quoting,
+        Question("How do I revoke an API token?"),
+        kept(Chunk("keys", "Click **Revoke** next to the key in Settings. It stops working at "
+                   "once:\n\n```bash\nacme keys revoke KEY_ID\n```", "Keys > Revoking"),
+             relevance=0.99),
+        kept(Chunk("scopes", "How you revoke an API token depends on the API token's scope.",
+                   "Tokens > Scopes"), relevance=0.70),
+    )  # fmt: skip
+    assert said.startswith("Click **Revoke** next to the key in Settings."), said
