@@ -42,8 +42,9 @@ Please see the [project license](../about/license.md) for further details.
 
 
 def test_a_question_answered_in_the_plural_is_answered(reranker):  # noqa: ANN001
-    """ "page ... link" asked, "linking between pages" written: counted as no shared key word
-    but "another", the check refused the section that answers (the MkDocs dev set, mk-012)."""
+    """Asked with "page" and "link", written with "pages" and "linking": counted as sharing
+    one of its four key words ("link to"), the check refused the section that answers (the
+    MkDocs dev set, mk-012)."""
     question = Question("How should I link from one page of my docs to another page?")
     chunks = [
         Chunk(f"link-{i}", text, TITLE, "writing.html#linking") for i, text in enumerate(LINKING)

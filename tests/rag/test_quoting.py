@@ -667,3 +667,4 @@ def test_the_quote_starts_in_a_passage_read_about_as_well_as_the_best():
                    "Tokens > Scopes"), relevance=0.70),
     )  # fmt: skip
     assert said.startswith("Click **Revoke** next to the key in Settings."), said
+    assert "How you revoke an API token depends on the API token's scope. [2]" in said
