@@ -64,6 +64,11 @@ def test_evaluate_reports_ranking_metrics_on_a_slice(ray_slice, tmp_path):
     low, high = report["ci95"]["hit@5"]
     assert low <= report["hit@5"] <= high
     assert [o["id"] for o in report["per_query"]] == [q.id for q in load_queries(queries)]
+    # Each gold section not kept was read by the cross-encoder (every one is in the slice),
+    # and each such miss is counted at one limit.
+    missed = [o for o in report["per_query"] if not (o["answered"] and o["gold_kept"])]
+    assert all(isinstance(o["gold_read"], float) for o in report["per_query"] if not o["gold_kept"])
+    assert sum(report.get("limits", {}).values()) == len(missed)
 
     # The same run again, compared question by question: nothing won, nothing lost.
     again = tmp_path / "again.json"

@@ -95,6 +95,8 @@ def test_evaluate_site_crawls_measures_and_asks(site, queries, tmp_path, setting
     assert by_id["q1"]["key_facts_hit"] is True and by_id["q1"]["answered"] is True
     assert by_id["q3"]["key_facts_hit"] is False
     assert report["key_facts_hit"] == 0.5
+    # q3's miss stops at the quote: its gold section was kept, the code is in no page.
+    assert by_id["q3"]["gold_kept"] is True and report["limits"] == {"quote": 1}
     assert by_id["q1"]["cited"] == ["faq/widgets.html#how-do-i-reset-a-widget"]
     assert by_id["q1"]["kept"][0]["section"] == "faq/widgets.html#how-do-i-reset-a-widget"
     # Nothing about prices reads as relevant: the gate turns it away, and the report keeps the

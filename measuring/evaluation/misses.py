@@ -37,6 +37,17 @@ def _why(outcome: dict[str, Any]) -> str:
     return "; ".join(reasons)
 
 
+def _gold(outcome: dict[str, Any]) -> str:
+    """Where the gold section stood (limits.py), when it was not kept."""
+    read, place = outcome["gold_read"], outcome.get("gold_place")
+    if read is None:
+        return "not in the index (extraction lost it)"
+    found = "not among the candidates" if place is None else f"candidate {place + 1}"
+    scored = outcome.get("gold_scored")
+    by_retrieval = "" if scored is None else f", read {scored:.3f} by the retrieval"
+    return f"the cross-encoder reads it at {read:.3f}; {found}{by_retrieval}"
+
+
 def _quoted(text: str) -> str:
     return "\n".join(f"> {line}" if line else ">" for line in text.strip().splitlines())
 
@@ -58,6 +69,8 @@ def misses_markdown(queries: Sequence[Query], outcomes: Sequence[dict[str, Any]]
         facts = query.extra.get("key_facts")
         if facts:
             lines.append(f"- key facts: {facts}")
+        if "gold_read" in outcome:
+            lines.append(f"- the gold section: {_gold(outcome)}")
         if outcome.get("refusal_reason"):
             lines.append(f"- why refused: {outcome['refusal_reason']}")
         if outcome.get("draft"):

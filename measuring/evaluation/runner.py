@@ -13,6 +13,7 @@ from assistant.rag.ports import Retrieves
 from assistant.rag.types import Question, Retrieval, Settings, Turn
 from measuring.evaluation.dataset import Query, known_areas, topic_for
 from measuring.evaluation.index import EvalIndex
+from measuring.evaluation.limits import GoldReading, Score, limits
 from measuring.evaluation.metrics import (
     SHARES,
     dedupe,
@@ -54,7 +55,11 @@ def evaluate(
     config: RunConfig,
     progress: Callable[[int, int], None] | None = None,
     answer: AnswerStep | None = None,
+    reader: Score | None = None,
 ) -> dict[str, Any]:
+    """Asks every question and scores it. With `reader` (the cross-encoder's `score`), an
+    answerable question whose gold section was not kept has it read too, and the report
+    counts where such misses stop (limits.py)."""
     settings = Settings(
         threshold=config.threshold,
         num_candidates=config.num_candidates,
@@ -64,6 +69,7 @@ def evaluate(
     )
     areas = known_areas(list(queries))
     tally = _Tally()
+    gold = GoldReading(index, reader) if reader is not None else None
     for number, query in enumerate(queries, start=1):
         question = Question(
             query.question, topic_for(query, areas, config.topic), history=history_of(query)
@@ -76,6 +82,8 @@ def evaluate(
             )
         outcome = _outcome(query, retrieval, index=index, rerank=config.rerank, tally=tally)
         outcome.update(answered)
+        if gold is not None and query.answerable and query.relevant_ids:
+            outcome.update(gold.outcome(query, retrieval))
         tally.outcomes.append(outcome)
         if progress:
             progress(number, len(queries))
@@ -181,6 +189,8 @@ def _report(
         kind or "guide": round(kinds.count(kind) / len(kinds), 4) for kind in sorted(set(kinds))
     }
     report["per_query"] = outcomes
+    if any("gold_kept" in o for o in outcomes):
+        report["limits"] = limits(outcomes, config.threshold)
     if any("kind" in o for o in outcomes):
         report["by_kind"] = by_kind(outcomes)
     return report

@@ -160,6 +160,7 @@ def _ask(source: Any, arguments: dict[str, Any]) -> dict[str, Any]:
             judge=judge_choice(arguments.get("judge")),
             sections=section_chunks,
         ) if arguments.get("answers") else None,
+        reader=runtime.reranker().score,
     )  # fmt: skip
     print(file=sys.stderr)
     if arguments.get("answers"):

@@ -209,6 +209,7 @@ class Command(BaseCommand):
                 check_llm_answers=options["check_llm_answers"],
                 judge=judge_choice(options["judge"]),
             ) if options["answers"] else None,
+            reader=reranker.score if not options["no_rerank"] else None,
         )  # fmt: skip
         asked.close()
         if options["answers"]:
@@ -279,6 +280,9 @@ class Command(BaseCommand):
         if len(report.get("top5_kinds", {})) > 1:
             shares = " ".join(f"{k} {v:.3f}" for k, v in report["top5_kinds"].items())
             lines.append(f"top-5 sections by page kind: {shares}")
+        if report.get("limits"):
+            stops = ", ".join(f"{limit} {n}" for limit, n in report["limits"].items())
+            lines.append(f"answerable misses stop at: {stops}")
         for kind, row in report.get("by_kind", {}).items():
             shares = " ".join(f"{k} {v:.3f}" for k, v in row.items() if k != "n" and v is not None)
             lines.append(f"kind {kind or '-':<12} n {row['n']:>4}  {shares}")
