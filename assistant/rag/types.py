@@ -114,8 +114,6 @@ class Retrieval:
     #: The queries the cross-encoder read the candidates it scored against: `(topic) question`,
     #: the question without its topic, the request without the situation told before it.
     readings: list[str] = field(default_factory=list)
-    #: The candidates only the first reading read: it ruled them out (retriever.RULED_OUT).
-    ruled_out: list[str] = field(default_factory=list)
     #: For a question that found nothing to answer from as asked: what the second reading, in
     #: the project's model's draft, found (answering.py); its `query` is the draft.
     second_reading: Retrieval | None = None

@@ -125,11 +125,8 @@ def _ask(
     if reranked and retrieval.readings and "rerank" in stages:
         # The cost of one more chunk read once by the cross-encoder: the project's *Reranked*
         # knob (each chunk is read with every reading: with and without the page's topic, and
-        # the request alone when the question tells a situation first; a chunk the first
-        # reading ruled out, with that one only).
-        others = len(retrieval.readings) - 1
-        pairs = reranked * len(retrieval.readings) - len(retrieval.ruled_out) * others
-        stages["rerank_per_chunk"] = stages["rerank"] / pairs
+        # the request alone when the question tells a situation first).
+        stages["rerank_per_chunk"] = stages["rerank"] / reranked / len(retrieval.readings)
     measured = {
         **stages,
         "retrieve_rerank_gate": retrieve_ms,
@@ -158,17 +155,12 @@ def _floor(
         depth = retriever.search_depth(settings)
         vectors = embedder.embed_queries(searched)
         times["search"] = sum(floor.search.time_ms(vector, depth) for vector in vectors)
-    scored = [c for c in retrieval.candidates if c.relevance is not None]
-    reranked = [passage_text(c.chunk) for c in scored]
-    ruled_out = set(retrieval.ruled_out)
-    read_again = [passage_text(c.chunk) for c in scored if c.chunk.id not in ruled_out]
+    reranked = [passage_text(c.chunk) for c in retrieval.candidates if c.relevance is not None]
     if floor.rerank is not None and reranked:
-        # Each reading the retriever made (Retrieval.readings), of the chunks it scored: the
-        # first of them all, the others of those the first did not rule out.
+        # Each reading the retriever made (Retrieval.readings), of the chunks it scored.
         times["rerank"] = sum(
-            floor.rerank.time_ms(floor.rerank.prepare(text, reranked if n == 0 else read_again))
-            for n, text in enumerate(retrieval.readings)
-            if n == 0 or read_again
+            floor.rerank.time_ms(floor.rerank.prepare(text, reranked))
+            for text in retrieval.readings
         )
     if len(times) == len(FLOORED):
         times["retrieve_rerank_gate"] = sum(times.values())

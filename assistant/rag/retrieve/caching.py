@@ -24,9 +24,9 @@ from assistant.rag.retrieve.retriever import Retriever
 from assistant.rag.types import Candidate, Chunk, Question, Retrieval, Settings
 
 #: Part of every key: a change to what is stored, or to how a question is read (7: a
-#: follow-up's previous question read without the page's topic too; 8: a passage the first
-#: reading rules out is not read again), makes old entries unreadable, not wrong.
-FORMAT = 8
+#: follow-up's previous question read without the page's topic too), makes old entries
+#: unreadable, not wrong.
+FORMAT = 7
 
 
 def normalise(query: str) -> str:

@@ -35,12 +35,6 @@ from assistant.rag.types import Candidate, Question, Retrieval, Settings
 LEXICAL_EXTRA = 4
 #: How deep the vector and the lexical lists go before they are fused.
 FUSION_DEPTH = 30
-#: A passage the first reading scores under this relevance (logit -6.9) is ruled out: the
-#: other readings do not read it again. On Ray's dev questions, with their own area's topic and
-#: with another area's, 856 and 879 of the 3,048 pairs the other readings made were of passages
-#: the first had ruled out so, and none of those read over the gate another way but the three
-#: passages of one out-of-scope question ("Who made you?"-like, clinc-oos-1a0f4dc8ac).
-RULED_OUT = 0.001
 #: Reciprocal rank fusion's damping constant (Cormack et al. 2009): 60 lets a passage that
 #: both searches rank fairly high beat one that only one of them ranks first.
 RRF_K = 60
@@ -143,7 +137,7 @@ class Retriever:
         embed_ms = _ms(started, self.clock())
         found = self._rank(
             draft, [draft], vectors, settings, where,
-            bare=draft_terms(question), also=retrieval_query(question), rule_out=False,
+            bare=draft_terms(question), also=retrieval_query(question),
         )  # fmt: skip
         found.query_form = "drafted"
         found.timings_ms = {"embed_ms": embed_ms, **found.timings_ms}
@@ -165,7 +159,6 @@ class Retriever:
         where: Mapping[str, Any] | None,
         also: str | None = None,
         bare: str | None = None,
-        rule_out: bool = True,
     ) -> Retrieval:
         """Search with each text's vector and fuse; add the best of the vector and BM25 lists
         fused to the head; read chunk rows, rerank the head against `query` (and `bare`, the
@@ -215,18 +208,7 @@ class Retriever:
             # the topic first, 0.99 without, while a vague one keeps what the topic gives it),
             # and the request without the situation told before it (`also`).
             readings = [query, *(reading for reading in (bare, also) if reading)]
-            scores = self.reranker.score(query, passages)
-            # A passage the first reading rules out is not read again (RULED_OUT); the second
-            # reading in the model's draft reads every passage every way.
-            floor = RULED_OUT if rule_out else 0.0
-            open_ = [i for i, score in enumerate(scores) if score >= floor]
-            if len(readings) > 1 and open_:
-                again = best_reading(
-                    self.reranker.score, readings[1:], [passages[i] for i in open_]
-                )
-                for i, score in zip(open_, again, strict=True):
-                    scores[i] = max(scores[i], score)
-            ruled_out = [head[i].chunk.id for i in range(len(head)) if scores[i] < floor]
+            scores = best_reading(self.reranker.score, readings, passages)
             for candidate, score in zip(head, scores, strict=True):
                 candidate.relevance = float(score)
             head.sort(key=best_first, reverse=True)
@@ -234,13 +216,13 @@ class Retriever:
             timings["rerank_ms"] = _ms(started, self.clock())
             gate(candidates, settings)
         else:  # search order (fused when hybrid) stands
-            readings, ruled_out = [], []
+            readings = []
             for candidate in candidates[: settings.max_kept]:
                 candidate.kept = True
 
         return Retrieval(
             query=query, candidates=candidates, timings_ms=timings, searched=texts,
-            threshold=settings.threshold, readings=readings, ruled_out=ruled_out,
+            threshold=settings.threshold, readings=readings,
         )  # fmt: skip
 
 
