@@ -98,6 +98,9 @@ def test_evaluate_site_crawls_measures_and_asks(site, queries, tmp_path, setting
     # q3's miss stops at the quote: its gold section was kept, the code is in no page.
     assert by_id["q3"]["gold_kept"] is True and report["limits"] == {"quote": 1}
     assert by_id["q1"]["cited"] == ["faq/widgets.html#how-do-i-reset-a-widget"]
+    # The quote names the command the page gives, so nothing it names is unheld.
+    assert "acme widget reset --hard" in by_id["q1"]["answer_text"]
+    assert by_id["q1"]["unheld"] == [] and report["unheld_names"] == 0
     assert by_id["q1"]["kept"][0]["section"] == "faq/widgets.html#how-do-i-reset-a-widget"
     # Nothing about prices reads as relevant: the gate turns it away, and the report keeps the
     # best candidates it turned away, best first, to read why.

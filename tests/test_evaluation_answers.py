@@ -17,7 +17,14 @@ from measuring.evaluation.answerability_fit import (
     probability,
     threshold_for,
 )
-from measuring.evaluation.answers import cited, oracle, rouge_l, summary, without_markers
+from measuring.evaluation.answers import (
+    cited,
+    oracle,
+    rouge_l,
+    summary,
+    unheld,
+    without_markers,
+)
 from measuring.evaluation.dataset import Query
 from measuring.evaluation.misses import misses_markdown
 
@@ -60,7 +67,7 @@ def test_the_summary_averages_only_questions_that_have_each_score() -> None:
         {"answered": True, "answer_rougeL": 0.5, "oracle_rougeL": 0.8, "answer_words": 10,
          "answer_cites_gold": True},
         {"answered": True, "answer_rougeL": 0.3, "oracle_rougeL": 0.6, "answer_words": 30,
-         "answer_cites_gold": False, "written": "omits"},
+         "answer_cites_gold": False, "written": "omits", "unheld": ["pip install sqlite-tools"]},
         {"refused": True},
     ]  # fmt: skip
     report = summary(outcomes)
@@ -69,8 +76,31 @@ def test_the_summary_averages_only_questions_that_have_each_score() -> None:
         "answer_rougeL": 0.4, "oracle_rougeL": 0.7, "answer_cites_gold": 0.5,
         "answer_words": 20.0, "n_answers_scored": 2, "answerability_ms": {},
         "generate_ms": {}, "fell_back": 0, "written_failed": 0, "written_omits": 1,
-        "written_sentences_withheld": 0,
+        "written_sentences_withheld": 0, "answers_naming_unheld": 1, "unheld_names": 1,
     }  # fmt: skip
+
+
+def test_a_name_or_link_no_passage_holds_is_counted_and_what_they_hold_is_not() -> None:
+    passages = [
+        Candidate(
+            Chunk("c0", "Run `PRAGMA foreign_keys = ON;` on each connection.",
+                  url="https://docs.example/pragma.html", title="PRAGMA foreign_keys"),
+            similarity=0.8, relevance=0.9, kept=True,
+        )
+    ]  # fmt: skip
+    held = (
+        "Set `PRAGMA foreign_keys = ON;` on each connection [1] (https://docs.example/pragma.html)."
+    )
+    assert unheld(held, passages) == []
+    # A name, an option and a link from memory, none of them in the passage.
+    invented = (
+        "Use `PRAGMA enforce_fk` or start the shell so [1]:\n\n```sh\n$ sqlite3 --strict-keys\n"
+        "```\n\nSee https://other.example/fk."
+    )
+    assert unheld(invented, passages) == [
+        "--strict-keys", "enforce_fk", "https://other.example/fk", "pragma enforce_fk",
+        "sqlite3 --strict-keys",
+    ]  # fmt: skip
 
 
 def examples(n: int) -> list[Example]:

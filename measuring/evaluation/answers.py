@@ -22,6 +22,7 @@ from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
 from assistant.rag.reading.units import split_units
 from assistant.rag.types import SORRY, Candidate, Outcome, Question, Retrieval
+from assistant.rag.write.grounding import code_lines, names, normalised, source_text
 from assistant.wiring import answer_path
 from measuring.evaluation.dataset import Query
 from measuring.evaluation.index import EvalIndex
@@ -31,6 +32,9 @@ from measuring.evaluation.runner import AnswerStep
 ORACLE_SENTENCES = 3
 _MARKER = re.compile(r"\s*\[(\d+)\]")
 _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+_LINK = re.compile(r"https?://[^\s<>()\[\]`'\"]+", re.IGNORECASE)
+_BLOCK = re.compile(r"```.*?```", re.DOTALL)
+_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def rouge_l(prediction: str, golds: Sequence[str]) -> float:
@@ -84,6 +88,23 @@ def key_facts_share(facts: Sequence[object], text: str) -> float:
 
 #: How many of the candidates the relevance gate turned away a refused question's report keeps.
 BELOW_GATE_SHOWN = 3
+
+
+def unheld(text: str, passages: Sequence[Candidate]) -> list[str]:
+    """The commands, identifiers, options and links `text` names (each code span and line of
+    code whole, and the names within them and the prose) that none of `passages` holds (their
+    text, titles and addresses), lower case: what a reader would copy from the answer and find
+    nowhere in the documents. The target is none, on every question, whoever
+    wrote the answer."""
+    source = source_text(
+        [*(c.chunk.text for c in passages), *(c.chunk.title for c in passages),
+         *(c.chunk.url for c in passages)]
+    )  # fmt: skip
+    said = _MARKER.sub("", text)
+    copied = {normalised(m.group().rstrip(".,;:!?")) for m in _LINK.finditer(said)}
+    copied |= {normalised(line) for b in _BLOCK.finditer(said) for line in code_lines(b.group())}
+    copied |= {normalised(m.group(1)) for m in _SPAN.finditer(_BLOCK.sub(" ", said))}
+    return sorted(name for name in names(said) | copied if name.rstrip("/") not in source)
 
 
 def refused_by(answer: Any) -> str:
@@ -217,6 +238,8 @@ def answer_outcome(
                     )
     if refused:
         return outcome, retrieval
+    given = {c.chunk.id: c for c in [*kept, *numbered]}
+    outcome["unheld"] = unheld(text, list(given.values()))
     plain = without_markers(text)
     outcome["answer_words"] = len(plain.split())
     golds = [str(g) for g in query.extra.get("answers_all") or []]  # type: ignore[attr-defined]
@@ -244,6 +267,9 @@ def summary(outcomes: Sequence[dict[str, Any]]) -> dict[str, Any]:
     # Complete, but without a name the quote gave: shown beside the quote, not instead of it.
     report["written_omits"] = sum(1 for o in outcomes if o.get("written") == "omits")
     report["written_sentences_withheld"] = sum(len(o.get("withheld", ())) for o in outcomes)
+    # Names a reader would copy that no passage the answer was made from holds (target 0).
+    report["answers_naming_unheld"] = sum(1 for o in outcomes if o.get("unheld"))
+    report["unheld_names"] = sum(len(o.get("unheld", ())) for o in outcomes)
     report["answerability_ms"] = median_p95([o["answerability_ms"] for o in outcomes
                                              if "answerability_ms" in o])  # fmt: skip
     return report

@@ -311,6 +311,11 @@ class Command(BaseCommand):
                 f"written sentences withheld by the grounding check: "
                 f"{report['written_sentences_withheld']}"
             )
+        if "unheld_names" in report:
+            lines.append(
+                "names (commands, identifiers, options, links) no passage of the answer holds: "
+                f"{report['unheld_names']} in {report['answers_naming_unheld']} answers"
+            )
         for stage, stats in stages.items():
             lines.append(f"{stage:<14} median {stats['median']:>8.1f}   p95 {stats['p95']:>8.1f}")
         return "\n".join(lines)
