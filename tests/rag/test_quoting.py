@@ -113,17 +113,27 @@ def test_overlapping_passages_quote_a_sentence_once(quoting):
     assert text.count("5 to 10 business days") == 1
 
 
+#: How to get a refund, then how long it takes. (REFUND has two durations, the 30 days to ask
+#: and the 5 to 10 days it takes: the cross-encoder reads them within 0.0004 of each other for
+#: "How long does it take?", and which comes first differs from one CPU to another.)
+REFUND_STEPS = (
+    "If you are not happy with a purchase, ask for a refund on the Orders page of your "
+    "account. Refunds go back to the original payment method and usually arrive within 5 to "
+    "10 business days."
+)
+
+
 def test_a_follow_up_quotes_what_answers_it_not_the_previous_answer_again(quoting):
     previous = "How do I get a refund?"
-    said = f"{REFUND} [1]"
+    said = f"{REFUND_STEPS} [1]"
     follow_up = Question(
         "How long does it take?",
         history=(Turn("user", previous), Turn("assistant", said)),
         leans_on=previous,
     )
-    text = answer(quoting, follow_up, passage(REFUND, "Refunds > Getting your money back"))
+    text = answer(quoting, follow_up, passage(REFUND_STEPS, "Refunds > Getting your money back"))
     assert "5 to 10 business days" in text
-    assert "ask for a refund within 30 days" not in text
+    assert "Orders page" not in text
 
 
 SCHEDULE = """Example: Run the tasks.add task every 30 seconds.
