@@ -26,6 +26,7 @@ from measuring.evaluation.answers import (
     without_markers,
 )
 from measuring.evaluation.dataset import Query
+from measuring.evaluation.index import EvalIndex, IndexedChunk
 from measuring.evaluation.misses import misses_markdown
 
 
@@ -82,11 +83,8 @@ def test_the_summary_averages_only_questions_that_have_each_score() -> None:
 
 def test_a_name_or_link_no_passage_holds_is_counted_and_what_they_hold_is_not() -> None:
     passages = [
-        Candidate(
-            Chunk("c0", "Run `PRAGMA foreign_keys = ON;` on each connection.",
-                  url="https://docs.example/pragma.html", title="PRAGMA foreign_keys"),
-            similarity=0.8, relevance=0.9, kept=True,
-        )
+        Chunk("c0", "Run `PRAGMA foreign_keys = ON;` on each connection.",
+              url="https://docs.example/pragma.html", title="PRAGMA foreign_keys")
     ]  # fmt: skip
     held = (
         "Set `PRAGMA foreign_keys = ON;` on each connection [1] (https://docs.example/pragma.html)."
@@ -197,3 +195,18 @@ def test_a_miss_read_again_in_the_models_draft_says_what_the_draft_found() -> No
     # A miss that was not read again says nothing of a draft.
     plain = misses_markdown([query], [{**refused, "draft": None}])
     assert "draft" not in plain and "## sq-006: refused (by the gate)" in plain
+
+
+def test_an_answer_is_made_from_its_passages_sections_as_a_quote_reads_on_into_them() -> None:
+    length = Chunk("a0", "But you should not do that anyway.", url="limits.html#max_sql_length")
+    on = Chunk("a1", "Prepare short SQL statements like this: INSERT INTO tab1 VALUES(?,?,?);",
+               url="limits.html#max_sql_length")  # fmt: skip
+    other = Chunk("b0", "PRAGMA max_page_count;", url="pragma.html#max_page_count")
+    index = EvalIndex(
+        "k", {c.id: IndexedChunk(c, c.url, "page") for c in (length, on, other)},
+        store=None, built=False,  # type: ignore[arg-type]
+    )  # fmt: skip
+    assert index.section_chunks(["a0"]) == [length, on]
+    quote = "Prepare short SQL statements like this:\n\n```\nINSERT INTO tab1 VALUES(?,?,?);\n```"
+    assert unheld(quote, [length]) == ["insert into tab1 values(?,?,?);", "values"]
+    assert unheld(quote, index.section_chunks(["a0"])) == []

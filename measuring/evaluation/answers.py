@@ -21,7 +21,7 @@ from assistant.rag.answer import is_refusal
 from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
 from assistant.rag.reading.units import split_units
-from assistant.rag.types import SORRY, Candidate, Outcome, Question, Retrieval
+from assistant.rag.types import SORRY, Candidate, Chunk, Outcome, Question, Retrieval
 from assistant.rag.write.grounding import code_lines, names, normalised, source_text
 from assistant.wiring import answer_path
 from measuring.evaluation.dataset import Query
@@ -90,16 +90,14 @@ def key_facts_share(facts: Sequence[object], text: str) -> float:
 BELOW_GATE_SHOWN = 3
 
 
-def unheld(text: str, passages: Sequence[Candidate]) -> list[str]:
+def unheld(text: str, passages: Sequence[Chunk]) -> list[str]:
     """The commands, identifiers, options and links `text` names (each code span and line of
     code whole, and the names within them and the prose) that none of `passages` holds (their
     text, titles and addresses), lower case: what a reader would copy from the answer and find
-    nowhere in the documents. The target is none, on every question, whoever
-    wrote the answer."""
+    nowhere in the documents. The target is none, on every question, whoever wrote it."""
     source = source_text(
-        [*(c.chunk.text for c in passages), *(c.chunk.title for c in passages),
-         *(c.chunk.url for c in passages)]
-    )  # fmt: skip
+        [*(c.text for c in passages), *(c.title for c in passages), *(c.url for c in passages)]
+    )
     said = _MARKER.sub("", text)
     copied = {normalised(m.group().rstrip(".,;:!?")) for m in _LINK.finditer(said)}
     copied |= {normalised(line) for b in _BLOCK.finditer(said) for line in code_lines(b.group())}
@@ -238,8 +236,11 @@ def answer_outcome(
                     )
     if refused:
         return outcome, retrieval
-    given = {c.chunk.id: c for c in [*kept, *numbered]}
-    outcome["unheld"] = unheld(text, list(given.values()))
+    # What the answer was made from: its passages, and the rest of their sections (a quote
+    # reads on into the chunk before or after a kept one).
+    given = {c.chunk.id: c.chunk for c in [*kept, *numbered]}
+    within = index.section_chunks(list(given))
+    outcome["unheld"] = unheld(text, [*given.values(), *within])
     plain = without_markers(text)
     outcome["answer_words"] = len(plain.split())
     golds = [str(g) for g in query.extra.get("answers_all") or []]  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +36,18 @@ class EvalIndex:
     chunks: dict[str, IndexedChunk]
     store: VectorStore
     built: bool  # False when it came from the cache
+    _sections: dict[str, list[Chunk]] = field(default_factory=dict)
 
     def lookup(self, ids: Sequence[str]) -> dict[str, Chunk]:
         return {i: self.chunks[i].chunk for i in ids if i in self.chunks}
+
+    def section_chunks(self, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Every chunk of the sections the given chunks belong to, in index order."""
+        if not self._sections:
+            for indexed in self.chunks.values():
+                self._sections.setdefault(indexed.section_id, []).append(indexed.chunk)
+        wanted = dict.fromkeys(self.chunks[i].section_id for i in chunk_ids if i in self.chunks)
+        return [chunk for section in wanted for chunk in self._sections[section]]
 
     def lexical(self) -> EvalLexicalIndex:
         return EvalLexicalIndex(
