@@ -99,11 +99,14 @@ def test_an_on_topic_question_without_an_answer_is_refused_with_a_reason(
 
 
 def test_a_two_part_question_is_answered_for_the_part_the_documents_cover(demo) -> None:  # noqa: ANN001
-    # As one request the check refuses it (0.06: the cancel part pulls it under); the price
-    # part, read against the plans passage alone, passes the gate and the check (0.47).
+    # As one request the check refuses it (the cancel part pulls it under); the price part,
+    # read against the plans passage alone, passes the check (0.62). ("What does the Team plan
+    # cost and how do I cancel my subscription?" reads the plans passage 0.47 as a whole on an
+    # AMD EPYC, under the gate, where it read over it on the machines before: a question the
+    # gate refuses as a whole is not read part by part.)
     result = asking.ask(
-        project=demo, question="What does the Team plan cost and how do I cancel my subscription?",
-        topic="Billing",
+        project=demo, question="How much does the Team plan cost per user, and how do I cancel "
+        "my subscription?", topic="Billing",
     )  # fmt: skip
     assert not result.refused
     assert "12 USD per user per month" in result.answer

@@ -227,7 +227,10 @@ def test_a_relevant_fact_reaches_the_model_as_a_turn_before_the_question_only(
     say(ollama_demo, user, "remember I'm on the Enterprise plan")
     fake_ollama.tokens = ["On Enterprise you can pay by bank transfer [1]."]
     result = say(ollama_demo, user, "How do I pay for my plan?")
-    (chat,) = fake_ollama.requests_to("/api/chat")
+    # The answer is the last request; where the check is unsure of the passages, the model is
+    # asked first whether they answer (how sure it is differs with the CPU), without the fact.
+    *judged, chat = fake_ollama.requests_to("/api/chat")
+    assert all("Just so you know" not in str(request.body) for request in judged)
     assert chat.body["messages"][1:] == [
         {"role": "user", "content": "Just so you know, I'm on the Enterprise plan."},
         {"role": "assistant", "content": ACK},
