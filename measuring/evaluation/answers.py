@@ -22,7 +22,7 @@ from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
 from assistant.rag.reading.units import split_units
 from assistant.rag.types import SORRY, Candidate, Chunk, Outcome, Question, Retrieval
-from assistant.rag.write.grounding import code_lines, names, normalised, source_text
+from assistant.rag.write.grounding import copied, source_text
 from assistant.wiring import answer_path
 from measuring.evaluation.dataset import Query
 from measuring.evaluation.index import EvalIndex
@@ -32,9 +32,6 @@ from measuring.evaluation.runner import AnswerStep
 ORACLE_SENTENCES = 3
 _MARKER = re.compile(r"\s*\[(\d+)\]")
 _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
-_LINK = re.compile(r"https?://[^\s<>()\[\]`'\"]+", re.IGNORECASE)
-_BLOCK = re.compile(r"```.*?```", re.DOTALL)
-_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def rouge_l(prediction: str, golds: Sequence[str]) -> float:
@@ -98,11 +95,7 @@ def unheld(text: str, passages: Sequence[Chunk]) -> list[str]:
     source = source_text(
         [*(c.text for c in passages), *(c.title for c in passages), *(c.url for c in passages)]
     )
-    said = _MARKER.sub("", text)
-    copied = {normalised(m.group().rstrip(".,;:!?")) for m in _LINK.finditer(said)}
-    copied |= {normalised(line) for b in _BLOCK.finditer(said) for line in code_lines(b.group())}
-    copied |= {normalised(m.group(1)) for m in _SPAN.finditer(_BLOCK.sub(" ", said))}
-    return sorted(name for name in names(said) | copied if name.rstrip("/") not in source)
+    return sorted(name for name in copied(_MARKER.sub("", text)) if name.rstrip("/") not in source)
 
 
 def refused_by(answer: Any) -> str:
@@ -239,8 +232,8 @@ def answer_outcome(
     # What the answer was made from: its passages, and the rest of their sections (a quote
     # reads on into the chunk before or after a kept one).
     given = {c.chunk.id: c.chunk for c in [*kept, *numbered]}
-    within = index.section_chunks(list(given))
-    outcome["unheld"] = unheld(text, [*given.values(), *within])
+    given |= {c.id: c for c in index.section_chunks(list(given))}
+    outcome["unheld"] = unheld(text, list(given.values()))
     plain = without_markers(text)
     outcome["answer_words"] = len(plain.split())
     golds = [str(g) for g in query.extra.get("answers_all") or []]  # type: ignore[attr-defined]

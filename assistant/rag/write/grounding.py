@@ -151,6 +151,17 @@ def names(text: str) -> set[str]:
     }
 
 
+def copied(text: str) -> set[str]:
+    """What a reader would copy from a text, lower case: its links, each line of its code
+    blocks and each code span whole, and the names within them and in the prose (`names`)."""
+    found = {normalised(m.group().rstrip(".,;:!?")) for m in _URL.finditer(text)}
+    for match in _CODE_TEXT.finditer(text):
+        code = match.group()
+        lines = code_lines(code) if code.startswith("```") else [code.strip("`")]
+        found |= {normalised(line) for line in lines}
+    return found | names(text)
+
+
 def _is_number(claim: str) -> bool:
     return claim.replace(".", "").replace(",", "").replace(":", "").replace("/", "").isdigit()
 
