@@ -115,6 +115,22 @@ def test_a_two_part_question_is_answered_for_the_part_the_documents_cover(demo) 
     assert logged.answerability["answerable"] is True
 
 
+def test_a_two_part_question_no_passage_passes_the_gate_for_as_a_whole_is_read_part_by_part(
+    demo,  # noqa: ANN001
+) -> None:
+    # As a whole it reads the plans passage 0.35 (on an Intel Xeon with AVX-512), under the
+    # gate: each part is read against what the cross-encoder read, and each keeps its passage.
+    result = asking.ask(
+        project=demo, question="What does the Team plan cost and how do I delete my account?",
+        topic="Billing",
+    )  # fmt: skip
+    assert not result.refused
+    assert "12 USD per user per month" in result.answer
+    assert "deleted permanently after a 14-day grace period" in result.answer
+    logged = Interaction.objects.get(answer_id=result.answer_id)
+    assert logged.kept_count == 2 and logged.answerability["answerable"] is True
+
+
 def test_with_its_llm_server_down_a_project_still_refuses_what_the_passages_do_not_answer(
     student_project,
     settings,  # noqa: ANN001

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
+from itertools import zip_longest
 from typing import Any
 
 from assistant.rag.answer import Answer, Fallback
@@ -16,6 +17,7 @@ from assistant.rag.judge.model_judge import ModelJudge, worth_asking
 from assistant.rag.judge.unsaid import unsaid
 from assistant.rag.ports import Generator, Retrieves, SectionLookup
 from assistant.rag.reading.question_parts import question_parts
+from assistant.rag.reading.units import MAX_PASSAGES
 from assistant.rag.retrieve.queries import previous_question
 from assistant.rag.types import SORRY, Candidate, Outcome, Part, Question, Retrieval, Settings
 from assistant.rag.write.injection import gives_instructions
@@ -92,6 +94,9 @@ class Pipeline:
         verdict = None
         # One deadline for whatever the model is asked before a refusal stands.
         until = self.judge.until() if self.judge is not None else None
+        if not kept:
+            retrieval = self._parts_at_the_gate(question, retrieval)
+            kept = retrieval.kept
         if not kept:
             drafted = self._second_reading(question, retrieval, again, until)
             if drafted is None:
@@ -245,6 +250,43 @@ class Pipeline:
         if other.answerable:
             return leaning, joined, other
         return question, retrieval, verdict
+
+    def _parts_at_the_gate(self, question: Question, retrieval: Retrieval) -> Retrieval:
+        """A question of several requests that no passage passes the gate for as a whole: each
+        part read against the candidates the cross-encoder read, and what passes the gate for
+        a part kept (with the part's relevance), so the check judges the parts as it does when
+        the whole passed ("What does the Team plan cost and how do I cancel my subscription?"
+        reads the plans passage under the gate as a whole on some CPUs; its price part reads it
+        at 0.99). The retrieval as it was when no part keeps a passage, or the question is one
+        request, or a follow-up (not split)."""
+        check = self.answerability
+        if check is None or question.leans_on:
+            return retrieval
+        parts = question_parts(question.text)
+        read = [c for c in retrieval.candidates if c.relevance is not None]
+        if len(parts) < 2 or not read:
+            return retrieval
+        started = time.perf_counter()
+        passed = [
+            check.gate_part(replace(question, text=part), read, threshold=retrieval.threshold)
+            for part in parts
+        ]
+        retrieval.timings_ms["parts_gate_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        # Each part's best passage first, then each part's second, ...: the check reads the
+        # first few, and a part whose passages read lower is not crowded out.
+        kept: list[Candidate] = []
+        chosen: set[str] = set()
+        for rank in zip_longest(*passed):
+            for candidate in rank:
+                if candidate is not None and candidate.chunk.id not in chosen:
+                    kept.append(candidate)
+                    chosen.add(candidate.chunk.id)
+        kept = kept[:MAX_PASSAGES]
+        if not kept:
+            return retrieval
+        chosen = {c.chunk.id for c in kept}
+        rest = [c for c in retrieval.candidates if c.chunk.id not in chosen]
+        return replace(retrieval, candidates=[*kept, *rest])
 
     def _a_part_answered(
         self, question: Question, kept: Sequence[Candidate], verdict: Verdict, threshold: float

@@ -133,20 +133,31 @@ class Answerability:
         (the cross-encoder, as the gate reads it); None when none reaches the gate's
         `threshold` for it, else the check's verdict on the part and its own passages."""
         started = self.clock()
-        relevance = self.scorer(sentence_query(part), [passage_text(c.chunk) for c in kept])
-        own = sorted(
-            (
-                replace(c, relevance=r)
-                for c, r in zip(kept, relevance, strict=True)
-                if r >= threshold
-            ),
-            key=lambda c: -(c.relevance or 0.0),
-        )
+        own = self.gate_part(part, kept, threshold=threshold)
         spent = (self.clock() - started) * 1000
         if not own:
             return None
         verdict = self.judge(part, own)
         return replace(verdict, ms=round(verdict.ms + spent, 2))
+
+    def gate_part(
+        self, part: Question, candidates: Sequence[Candidate], *, threshold: float
+    ) -> list[Candidate]:
+        """The candidates that pass the gate for one request of a question that asks several,
+        each read against the part alone (the cross-encoder, as the gate reads it), best first,
+        with the part's relevance."""
+        if not candidates:
+            return []
+        texts = [passage_text(c.chunk) for c in candidates]
+        relevance = self.scorer(sentence_query(part), texts)
+        return sorted(
+            (
+                replace(c, relevance=r, kept=True)
+                for c, r in zip(candidates, relevance, strict=True)
+                if r >= threshold
+            ),
+            key=lambda c: -(c.relevance or 0.0),
+        )
 
     def judge(
         self, question: Question, kept: Sequence[Candidate], found: Sequence[Candidate] = ()
