@@ -127,6 +127,17 @@ class Pipeline:
                 return _refused(retrieval, verdict)
         fallback = self.fallback
         writes = fallback is not None and fallback.generator.id != self.generator.id
+        if fallback is not None and writes:
+            if verdict is None:
+                verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
+                verdict = self._second_opinion(
+                    question, kept, verdict, fallback.answerability, retrieval, until
+                )
+            if verdict.missing:
+                # The question names what the documents do not say ("deploy to Netlify" on a
+                # site that never mentions it): a model left to write alone answers it from
+                # what it knows, in the passages' words. The quote would be refused; so is it.
+                return _refused(retrieval, verdict)
         passages = kept[: self.max_passages or None]
         if writes:
             # Text that gives orders to an assistant is data nobody should obey: a model would.
@@ -146,12 +157,7 @@ class Pipeline:
         if not writes:
             ended = _ending(parts, Outcome(writer))
             return Answer(retrieval, prompt, ended, writer, verdict=verdict)
-        assert fallback is not None
-        if verdict is None:
-            verdict = fallback.answerability.judge(question, kept, retrieval.candidates)
-            verdict = self._second_opinion(
-                question, kept, verdict, fallback.answerability, retrieval, until
-            )
+        assert fallback is not None and verdict is not None
         respond = quote_then_write if verdict.answerable else write_alone
         written = respond(writer, prompt, parts, fallback, origins=self.origins)
         return Answer(

@@ -12,6 +12,7 @@ from assistant.rag.answer import Fallback
 from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorBusy
 from assistant.rag.types import (
+    SORRY,
     Candidate,
     Chunk,
     Cut,
@@ -116,7 +117,7 @@ class Scripted:
             self.closed = True
 
 
-def respond(generator: Scripted) -> tuple[list[Part], Outcome]:
+def respond(generator: Scripted, asked: Question = ASKED) -> tuple[list[Part], Outcome]:
     """The parts of the answer, and the outcome they end with."""
     kept = [KEPT]
     pipeline = Pipeline(
@@ -124,7 +125,7 @@ def respond(generator: Scripted) -> tuple[list[Part], Outcome]:
         generator=generator,
         fallback=quoting(),
     )
-    parts = list(pipeline.respond(ASKED, Retrieval("q", kept)).parts)
+    parts = list(pipeline.respond(asked, Retrieval("q", kept)).parts)
     ended = parts.pop()
     assert isinstance(ended, Outcome)
     return parts, ended
@@ -142,6 +143,19 @@ def test_the_quote_comes_first_then_the_checked_written_answer():
     ]
     assert answer.written == "complete" and answer.generator == "scripted"
     assert "celery route --fast" in answer.withheld[0]
+
+
+def test_a_question_naming_what_the_documents_lack_is_refused_before_the_model_writes():
+    # The check refuses it for a name no passage holds; the model, left to write alone,
+    # would answer from what it knows in the passage's words.
+    generator = Scripted("Route it to a queue on Netlify with `netlify deploy` [1].")
+    parts, answer = respond(
+        generator, Question("How do I route a task to a specific queue on Netlify?")
+    )
+    assert parts == [SORRY] and answer.generator == ""
+    assert not generator.closed  # never started
+    parts, answer = respond(Scripted("Pass the queue name [1]."))
+    assert answer.generator == "scripted"  # the same passage, asked without the name
 
 
 def test_a_busy_model_leaves_the_quote_and_says_why():
