@@ -90,6 +90,11 @@ def test_a_name_or_link_no_passage_holds_is_counted_and_what_they_hold_is_not() 
         "Set `PRAGMA foreign_keys = ON;` on each connection [1] (https://docs.example/pragma.html)."
     )
     assert unheld(held, passages) == []
+    # Brackets inside code are code, not a citation marker to drop before reading it.
+    shown = [Chunk("c1", "```\n>>> requests.get(url)\n<Response [200]>\n```", title="Quickstart")]
+    assert (
+        unheld("Ask for it [1]:\n\n```\n>>> requests.get(url)\n<Response [200]>\n```", shown) == []
+    )
     # A name, an option and a link from memory, none of them in the passage.
     invented = (
         "Use `PRAGMA enforce_fk` or start the shell so [1]:\n\n```sh\n$ sqlite3 --strict-keys\n"

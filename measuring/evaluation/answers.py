@@ -22,6 +22,7 @@ from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
 from assistant.rag.reading.units import split_units
 from assistant.rag.types import SORRY, Candidate, Chunk, Outcome, Question, Retrieval
+from assistant.rag.write.citations import uncited
 from assistant.rag.write.grounding import copied, source_text
 from assistant.wiring import answer_path
 from measuring.evaluation.dataset import Query
@@ -95,7 +96,7 @@ def unheld(text: str, passages: Sequence[Chunk]) -> list[str]:
     source = source_text(
         [*(c.text for c in passages), *(c.title for c in passages), *(c.url for c in passages)]
     )
-    return sorted(name for name in copied(_MARKER.sub("", text)) if name.rstrip("/") not in source)
+    return sorted(name for name in copied(uncited(text)) if name.rstrip("/") not in source)
 
 
 def refused_by(answer: Any) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.rag.write.citations import renumbered
+from assistant.rag.write.citations import renumbered, uncited
 
 
 def test_markers_count_from_one_in_the_order_the_answer_cites():
@@ -22,3 +22,10 @@ def test_an_answer_citing_in_order_is_unchanged():
     answer = "Install it [1]. Log in [2]."
     assert renumbered(answer, 3) == (answer, [1, 2, 3])
     assert renumbered("No markers at all.", 2) == ("No markers at all.", [1, 2])
+
+
+def test_uncited_drops_the_markers_and_leaves_code_as_written():
+    code = "```\n>>> r.history\n[<Response [301]>]\n```"
+    assert uncited(f"Follow it [1]:\n\n{code}\n\nSee `items[2]` [2].") == (
+        f"Follow it:\n\n{code}\n\nSee `items[2]`."
+    )

@@ -10,8 +10,11 @@ are code (`a[1]`), not citations.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _MARKER = re.compile(r"\[(\d{1,3})\]")
+#: A marker with the space before it, dropped whole.
+_SPACED_MARKER = re.compile(r"\s*\[\d{1,3}\]")
 #: A fenced block (to its end, or the text's) or a code span: left as written.
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`", re.DOTALL)
 
@@ -30,10 +33,23 @@ def renumbered(text: str, count: int) -> tuple[str, list[int]]:
             order.append(old)
         return f"[{order.index(old) + 1}]"
 
+    text = _outside_code(text, new_number)
+    return text, [*order, *(n for n in range(1, count + 1) if n not in order)]
+
+
+def uncited(text: str) -> str:
+    """`text` without its citation markers; a marker inside code is code (`<Response [200]>`)."""
+    return _outside_code(text, lambda _: "", _SPACED_MARKER)
+
+
+def _outside_code(
+    text: str, marker: Callable[[re.Match[str]], str], pattern: re.Pattern[str] = _MARKER
+) -> str:
+    """`text` with each marker outside code replaced by what `marker` makes of it."""
     pieces: list[str] = []
     at = 0
     for code in _CODE.finditer(text):
-        pieces += [_MARKER.sub(new_number, text[at : code.start()]), code.group(0)]
+        pieces += [pattern.sub(marker, text[at : code.start()]), code.group(0)]
         at = code.end()
-    pieces.append(_MARKER.sub(new_number, text[at:]))
-    return "".join(pieces), [*order, *(n for n in range(1, count + 1) if n not in order)]
+    pieces.append(pattern.sub(marker, text[at:]))
+    return "".join(pieces)
