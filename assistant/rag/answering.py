@@ -24,6 +24,13 @@ from assistant.rag.write.injection import gives_instructions
 from assistant.rag.write.prompting import build_prompt
 from assistant.rag.written import quote_then_write, write_alone
 
+#: Why a question of several requests is refused when no passage passed the gate for it as
+#: a whole and the check found no part answered by the passages kept for it.
+NO_PART_ANSWERED = (
+    "No passage is relevant to the question as a whole, and the passages relevant to one of "
+    "its parts do not answer it."
+)
+
 
 def _refused(retrieval: Retrieval, verdict: Verdict | None = None) -> Answer:
     """Nothing to answer from: the sorry-sentence, and no generator was asked."""
@@ -94,9 +101,11 @@ class Pipeline:
         verdict = None
         # One deadline for whatever the model is asked before a refusal stands.
         until = self.judge.until() if self.judge is not None else None
+        by_parts = False
         if not kept:
             retrieval = self._parts_at_the_gate(question, retrieval)
             kept = retrieval.kept
+            by_parts = bool(kept)
         if not kept:
             drafted = self._second_reading(question, retrieval, again, until)
             if drafted is None:
@@ -107,6 +116,10 @@ class Pipeline:
         elif self.answerability is not None:
             verdict = self.answerability.judge(question, kept, retrieval.candidates)
             retrieval.timings_ms["answerability_ms"] = verdict.ms
+            if by_parts and verdict.answerable:
+                # The passages passed the gate for a part, not for the question as asked: it
+                # is answered only where a part is, on the passages that part kept.
+                verdict = replace(verdict, answerable=False, reason=NO_PART_ANSWERED)
             if retrieval.alternative is not None:
                 question, retrieval, verdict = self._better_form(question, retrieval, verdict)
                 kept = retrieval.kept
