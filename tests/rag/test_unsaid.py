@@ -73,6 +73,8 @@ def test_names_are_products_not_identifiers_or_sentence_starts():
         "Celery", "AWS", "Step", "Functions",
     ]  # fmt: skip
     assert names("I set an X-Api-Key header and the Content-Type is json.") == []
+    # What a visitor says of their own payment or sign-in (the masker's `[iban]`) is no product.
+    assert names("How do I get a refund? Refund to IBAN [iban], my PIN and OTP are set.") == []
 
 
 def test_a_version_the_asker_uses_is_not_a_question_about_versions():

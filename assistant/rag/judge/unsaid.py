@@ -70,7 +70,8 @@ _ABOUT_VERSIONS = re.compile(
 )
 _CAPITALISED = re.compile(r"(?<![\w.`/'-])([A-Z][a-zA-Z0-9]*(?:[ ][A-Z][a-zA-Z0-9]*)*)(?![\w`/(-])")
 #: Capitalised words that name no product: how a question is asked, days and months, and the
-#: generic terms of computing that documentation writes in capitals.
+#: generic terms of computing and of payment and sign-in (an IBAN, a PIN, a one-time code) that
+#: documentation and visitors write in capitals.
 _COMMON = frozenset(
     """i i'm i've i'd a an the my our your we you he she it they this that these those what
     when where which who whom whose why how is are was were do does did can could should would
@@ -83,6 +84,7 @@ _COMMON = frozenset(
     gpu ram io pdf csv yaml toml ini env rest get post put patch delete head options crud
     readme faq docs doc note warning error errors exception example examples true false none
     null ascii unicode utf utf-8 mime oauth jwt ssh ftp smtp imap www gb mb kb tb ms
+    iban bic vat pin otp mfa sso
     """.split()
 )
 
