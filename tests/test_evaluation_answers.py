@@ -49,6 +49,10 @@ def test_markers_are_dropped_before_scoring_and_point_at_kept_passages() -> None
     text = "Refunds take 5 days. [2]\n\nThey go to the card. [1] [7]"
     assert without_markers(text) == "Refunds take 5 days. They go to the card."
     assert [c.chunk.id for c in cited(text, passages)] == ["c1", "c0"]  # [7] is out of range
+    # In code a marker is code: `<Response [200]>` is what the reader sees, `a[1]` cites nothing.
+    text = "It returns `<Response [200]>` [2]; read `a[1]`."
+    assert without_markers(text) == "It returns `<Response [200]>`; read `a[1]`."
+    assert [c.chunk.id for c in cited(text, passages)] == ["c1"]
 
 
 def test_the_oracle_quotes_the_best_sentences_in_passage_order() -> None:

@@ -22,7 +22,7 @@ from assistant.rag.answering import Pipeline
 from assistant.rag.ports import GeneratorUnavailable, Retrieves, SectionLookup
 from assistant.rag.reading.units import split_units
 from assistant.rag.types import SORRY, Candidate, Chunk, Outcome, Question, Retrieval
-from assistant.rag.write.citations import uncited
+from assistant.rag.write.citations import markers, uncited
 from assistant.rag.write.grounding import copied, source_text
 from assistant.wiring import answer_path
 from measuring.evaluation.dataset import Query
@@ -31,7 +31,6 @@ from measuring.evaluation.metrics import median_p95
 from measuring.evaluation.runner import AnswerStep
 
 ORACLE_SENTENCES = 3
-_MARKER = re.compile(r"\s*\[(\d+)\]")
 _ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
 
 
@@ -41,12 +40,13 @@ def rouge_l(prediction: str, golds: Sequence[str]) -> float:
 
 
 def without_markers(text: str) -> str:
-    return " ".join(_MARKER.sub("", text).split())
+    """The answer as scored: its citation markers dropped, not a marker-like `[200]` in code."""
+    return " ".join(uncited(text).split())
 
 
 def cited(text: str, kept: Sequence[Candidate]) -> list[Candidate]:
     """The kept passages the answer's [n] markers point at (markers out of range are ignored)."""
-    numbers = dict.fromkeys(int(n) for n in _MARKER.findall(text))
+    numbers = dict.fromkeys(markers(text))
     return [kept[n - 1] for n in numbers if 1 <= n <= len(kept)]
 
 

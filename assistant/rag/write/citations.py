@@ -37,6 +37,18 @@ def renumbered(text: str, count: int) -> tuple[str, list[int]]:
     return text, [*order, *(n for n in range(1, count + 1) if n not in order)]
 
 
+def markers(text: str) -> list[int]:
+    """The numbers of `text`'s citation markers outside code, in order."""
+    found: list[int] = []
+
+    def noted(match: re.Match[str]) -> str:
+        found.append(int(match.group(1)))
+        return match.group(0)
+
+    _outside_code(text, noted)
+    return found
+
+
 def uncited(text: str) -> str:
     """`text` without its citation markers; a marker inside code is code (`<Response [200]>`)."""
     return _outside_code(text, lambda _: "", _SPACED_MARKER)
