@@ -27,6 +27,7 @@ from assistant.rag.ports import GeneratorBusy, GeneratorUnavailable
 from assistant.rag.types import SORRY, Cut, Outcome, Part, Prompt, Unwritten, Waiting, Written
 from assistant.rag.write.grounding import (
     Sentences,
+    attributed,
     grounds,
     leads_in,
     left_out,
@@ -155,7 +156,7 @@ def checked(
             withheld.extend(f"{text.strip()[:200]} (it leads to that)" for text in lead)
             lead.clear()
             return
-        lead.append(sentence)
+        lead.append(attributed(sentence, source))
         if leads_in(sentence):
             return
         for shown in lead:

@@ -25,7 +25,7 @@ from assistant.rag.types import (
     Waiting,
     Written,
 )
-from assistant.rag.write.grounding import Sentences, claims, grounds, why_withheld
+from assistant.rag.write.grounding import Sentences, attributed, claims, grounds, why_withheld
 from assistant.rag.write.prompting import build_prompt
 from assistant.wiring import runtime
 
@@ -200,6 +200,35 @@ def test_a_lead_in_is_shown_only_with_what_it_leads_to():
     shown = [p for p in parts[parts.index(Written()) :] if isinstance(p, str)]
     assert shown[0].startswith("You can name the queue") and "```python" in shown[1]
     assert answer.written == "complete"
+
+
+def test_a_sentence_the_model_left_uncited_cites_the_passage_that_holds_its_words():
+    billing = Candidate(
+        Chunk("c2", "Refunds are paid to the card you used, within 5 to 10 business days.",
+              title="Refunds"),
+        similarity=0.7, relevance=0.9, kept=True,
+    )  # fmt: skip
+    both = grounds([KEPT, billing])
+    paid = "Refunds are paid to your card"
+    assert attributed(f"{paid}.", both) == f"{paid} [2]."
+    assert attributed(" Pass the queue name\n", both) == " Pass the queue name [1]\n"
+    # Cited already, code (a marker in it is code), a lead-in, a heading: as written.
+    for sentence in (
+        "Refunds are paid to your card [1].",
+        "```python\nqueue='a'\n```",
+        "Pass the queue name like this:",
+        "## Refunds paid to your card",
+        "Yes.",
+    ):
+        assert attributed(sentence, both) == sentence
+    in_code = "Pass the queue as `queues[1]`"
+    assert attributed(f"{in_code}.", both) == f"{in_code} [1]."
+    # Streamed, the sentence reaches the visitor with its marker.
+    parts, answer = respond(
+        Scripted("Pass the queue name when you call it. ", "Or set task_routes [1].")
+    )
+    shown = [p for p in parts[parts.index(Written()) :] if isinstance(p, str)]
+    assert shown == ["Pass the queue name when you call it [1].", " Or set task_routes [1]."]
 
 
 WRITTEN = "Call `add.apply_async(queue='priority.high')`, or set task_routes [1]."

@@ -49,6 +49,16 @@ def markers(text: str) -> list[int]:
     return found
 
 
+def with_marker(sentence: str, number: int) -> str:
+    """`sentence` citing source `number`: the marker before the full stop that ends it, as the
+    model writes one ("... in the configuration [1]."), or after its last word."""
+    body = sentence.rstrip()
+    end = len(body)
+    if body.endswith((".", "!", "?")) and not body.endswith(("..", "?!")):
+        end -= 1
+    return f"{body[:end]} [{number}]{body[end:]}{sentence[len(body) :]}"
+
+
 def uncited(text: str) -> str:
     """`text` without its citation markers; a marker inside code is code (`<Response [200]>`)."""
     return _outside_code(text, lambda _: "", _SPACED_MARKER)

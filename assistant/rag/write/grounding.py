@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from assistant.rag.types import Candidate
+from assistant.rag.write.citations import markers, with_marker
 from assistant.rag.write.injection import (
     asks_for_secrets,
     gives_instructions,
     instructing_units,
     plain,
 )
-from assistant.rag.write.support import content, unsupported
+from assistant.rag.write.support import best_source, content, unsupported
 
 _FENCE = re.compile(r"^\s*```", re.MULTILINE)
 #: A sentence ends at . ! ? and its citation markers, once the next sentence has begun (so a
@@ -255,6 +256,20 @@ def why_withheld(sentence: str, grounds: Grounds) -> str:
     if judged and unsupported(sentence, grounds.passages):
         return "the passage it cites does not say it"
     return ""
+
+
+def attributed(sentence: str, grounds: Grounds) -> str:
+    """A shown sentence that cites nothing, given the marker of the passage that holds most of
+    its words. The prompt asks for a marker after each sentence, and a small model leaves some
+    out (on the SQLite manual: "It can highlight the words the user searched for in bold …
+    by using the FTS5 module", no source): a reader checks a sentence against its source, and
+    the evaluation counts an answer's sections by its markers. Code blocks, lead-ins, headings
+    and table rows are left as written."""
+    text = sentence.strip()
+    if not text or text.startswith(("```", "#", "|")) or leads_in(sentence) or markers(text):
+        return sentence
+    best = best_source(text, grounds.passages)
+    return sentence if best is None else with_marker(sentence, best + 1)
 
 
 def says_nothing(sentence: str) -> bool:

@@ -61,6 +61,16 @@ def cited(sentence: str, count: int) -> list[int]:
     return chosen or list(range(count))
 
 
+def best_source(sentence: str, passages: Sequence[set[str]]) -> int | None:
+    """The passage (0-based) that holds most of the sentence's content words, the first of
+    those that hold as many; None when the sentence has none or no passage holds one."""
+    words = content(_MARKER.sub(" ", sentence))
+    held = [len(words & passage) for passage in passages]
+    if not held or not max(held):
+        return None
+    return held.index(max(held))
+
+
 def support(sentence: str, passages: Sequence[set[str]]) -> float | None:
     """The share of the sentence's content words held by the passages it cites (each given
     as its `content`); None when the sentence has none, or there are no passages."""
