@@ -124,7 +124,7 @@ class Pipeline:
                 question, retrieval, verdict = self._better_form(question, retrieval, verdict)
                 kept = retrieval.kept
             if not verdict.answerable:
-                verdict = self._a_part_answered(question, kept, verdict, retrieval.threshold)
+                verdict = self._a_part_answered(question, kept, verdict, retrieval)
                 retrieval.timings_ms["answerability_ms"] = verdict.ms
             verdict = self._second_opinion(
                 question, kept, verdict, self.answerability, retrieval, until
@@ -305,26 +305,36 @@ class Pipeline:
             return retrieval
         ids = {c.chunk.id for c in kept}
         rest = [c for c in retrieval.candidates if c.chunk.id not in ids]
-        return replace(retrieval, candidates=[*kept, *rest])
+        return replace(
+            retrieval,
+            candidates=[*kept, *rest],
+            parts_read=dict(zip(parts, passed, strict=True)),
+        )
 
     def _a_part_answered(
-        self, question: Question, kept: Sequence[Candidate], verdict: Verdict, threshold: float
+        self, question: Question, kept: Sequence[Candidate], verdict: Verdict, retrieval: Retrieval
     ) -> Verdict:
         """A question of several requests is answered when the passages answer one of them
         (the answerer answers that part and names the others as not found): judged as one
         request, the part the documents do not cover pulls it under. Each part is judged on
         the passages that pass the gate for it alone ("How much does the Team plan cost and how
         do I cancel it?" on the demo: 0.05 as a whole; the price part reads *Plans* at 0.99 and
-        is answerable, the cancel part has no passage at the gate). A follow-up is not split."""
+        is answerable, the cancel part has no passage at the gate), as read at the gate when
+        the parts were read there. A follow-up is not split."""
         assert self.answerability is not None
         if verdict.missing:
             return verdict  # what the question names is not in the documents, in any part
         parts = [] if question.leans_on else question_parts(question.text)
+        ids = {c.chunk.id for c in kept}
         spent = verdict.ms
         for part in parts if len(parts) > 1 else ():
-            judged = self.answerability.judge_part(
-                replace(question, text=part), kept, threshold=threshold
-            )
+            asked = replace(question, text=part)
+            judged: Verdict | None
+            if part in retrieval.parts_read:
+                own = [c for c in retrieval.parts_read[part] if c.chunk.id in ids]
+                judged = self.answerability.judge(asked, own) if own else None
+            else:
+                judged = self.answerability.judge_part(asked, kept, threshold=retrieval.threshold)
             if judged is None:
                 continue
             spent = round(spent + judged.ms, 2)

@@ -117,6 +117,9 @@ class Retrieval:
     #: For a question that found nothing to answer from as asked: what the second reading, in
     #: the project's model's draft, found (answering.py); its `query` is the draft.
     second_reading: Retrieval | None = None
+    #: For a question of several requests that no passage passed the gate for as a whole:
+    #: each part's candidates that passed the gate for it alone, best first (answering.py).
+    parts_read: dict[str, list[Candidate]] = field(default_factory=dict)
 
     @property
     def kept(self) -> list[Candidate]:
