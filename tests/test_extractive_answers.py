@@ -131,6 +131,19 @@ def test_a_two_part_question_no_passage_passes_the_gate_for_as_a_whole_is_read_p
     assert logged.kept_count == 2 and logged.answerability["answerable"] is True
 
 
+def test_a_two_part_question_asked_without_a_page_topic_is_answered(demo) -> None:  # noqa: ANN001
+    # Typed into the demo's widget off any product page. The delete part's best sentence
+    # ("All data ... is deleted permanently after a 14-day grace period") held none of its key
+    # words while "deleted" and "delete" were counted apart, and the check refused both parts
+    # on an AMD EPYC (0.24 and 0.28 against 0.287).
+    result = asking.ask(
+        project=demo, question="What does the Team plan cost and how do I delete my account?"
+    )
+    assert not result.refused
+    assert "12 USD per user per month" in result.answer
+    assert "deleted permanently after a 14-day grace period" in result.answer
+
+
 def test_with_its_llm_server_down_a_project_still_refuses_what_the_passages_do_not_answer(
     student_project,
     settings,  # noqa: ANN001

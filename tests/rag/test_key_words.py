@@ -13,6 +13,10 @@ def test_a_plural_or_a_verb_form_is_the_same_key_word():
     assert content_words("pages linking files queries expires tasks keys") == content_words(
         "page link file query expire task key"
     )
+    # A verb's silent "e" goes with its endings: "deleted" holds the key word "delete".
+    assert content_words("delete create expire cache") == content_words(
+        "deleted creating expiring cached"
+    )
     # An ending that is part of the word is kept: "class" is no plural, "status" no "statu".
     assert content_words("class status process bus seed") == {
         "class", "status", "proces", "bus", "seed",

@@ -30,9 +30,11 @@ _NO_PLURAL = ("ss", "us", "is")
 
 
 def _stem(word: str) -> str:
-    """The word without a plural, then without a verb ending, cut to six letters: "pages" ~
-    "page", "settings" ~ "setting", "queries" ~ "query", "expires" ~ "expire". Six letters
-    alone leave a short word's plural apart from it ("page" / "pages")."""
+    """The word without a plural, then without a verb ending, then without a silent final
+    "e", cut to six letters: "pages" ~ "page", "settings" ~ "setting", "queries" ~ "query",
+    "expires" ~ "expire" ~ "expiring", "delete" ~ "deleted" ~ "deleting". Six letters alone
+    leave a short word's plural apart from it ("page" / "pages"), and the verb endings cut
+    without the "e" leave a word apart from its own past ("delete" / "deleted")."""
     if word.endswith("ies") and len(word) > _STEM_LETTERS + 1:
         word = word[:-3] + "y"
     elif word.endswith("s") and not word.endswith(_NO_PLURAL) and len(word) > _STEM_LETTERS:
@@ -41,4 +43,6 @@ def _stem(word: str) -> str:
         if word.endswith(ending) and len(word) - len(ending) >= _STEM_LETTERS:
             word = word[: -len(ending)]
             break
+    if word.endswith("e") and not word.endswith("ee") and len(word) > _STEM_LETTERS:
+        word = word[:-1]
     return word[:6]
