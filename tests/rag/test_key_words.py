@@ -17,6 +17,9 @@ def test_a_plural_or_a_verb_form_is_the_same_key_word():
     assert content_words("delete create expire cache") == content_words(
         "deleted creating expiring cached"
     )
+    # "How long" asks for a duration, as "how many" for a number; "until" is glue.
+    assert content_words("How long until the deletion is final?") == content_words("deletion final")
+    assert content_words("a long string") == content_words("long string")
     # An ending that is part of the word is kept: "class" is no plural, "status" no "statu".
     assert content_words("class status process bus seed") == {
         "class", "status", "proces", "bus", "seed",

@@ -12,14 +12,22 @@ _STOP = frozenset(
     was were be been being am do does did doing have has had having can could should would will
     shall may might must what when where which who whom whose why how this that these those it
     its i me my we our you your he she they them their his her there here than then so if as
+    until since while during after before through within without between upon via
     any all some many much more most such only also just very get gets got use used using one
     name tell does way ways""".split()
 )
 
 
+#: "How long", "how often", "how soon" ask for a duration or a frequency, as "how many" asks
+#: for a number: the documents answer with one ("after a 14-day grace period", "every hour"),
+#: rarely with the word.
+_ASKS_FOR = re.compile(r"\bhow (?:long|often|soon)\b")
+
+
 def content_words(text: str) -> set[str]:
     """Lower-cased words that carry meaning, cut to a crude stem ("expires" ~ "expire")."""
-    return {_stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in _STOP}
+    words = _WORD.findall(_ASKS_FOR.sub("how", text.lower()))
+    return {_stem(w) for w in words if len(w) > 2 and w not in _STOP}
 
 
 #: What is left of a word with its ending cut must be this long ("keys" -> "key", but not
